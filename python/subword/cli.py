@@ -1,0 +1,47 @@
+"""The `subword` command line. Each command lives in its own module, which exposes
+`register(subparsers)`; this file only assembles them and turns errors into one line on
+stderr with exit code 2 (never a traceback)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+class UsageError(Exception):
+    """An error in what the user gave; printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="subword",
+        description="Byte Pair Encoding: train vocabularies, tokenize, explain, compress.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    from subword.commands import register_all
+
+    register_all(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("subword: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); that is not an error of ours.
+        sys.stderr.close()
+        return 0
+    except (UsageError, ValueError, OSError, UnicodeError, KeyError) as exc:
+        print(f"subword {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

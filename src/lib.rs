@@ -1,0 +1,12 @@
+//! subword: Byte Pair Encoding, training and applying.
+//!
+//! The modules follow the data path, in order:
+//! normalize → pretokenize → symbols (initial symbols) → count (word table)
+//! → train (learn merges) | model + encode (apply merges → ids) → decode.
+//! `compress` is the separate 1994 byte-pair compression algorithm.
+//! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
+
+pub mod error;
+
+#[cfg(feature = "python")]
+mod bindings;
