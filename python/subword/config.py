@@ -1,0 +1,95 @@
+"""Configurations as dataclasses: what a tokenizer is (TokenizerConfig, ModelSpec) and how
+one is trained (TrainConfig). Everything the Rust core is built from passes through here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = ("classic", "byte")
+END_OF_WORD = ("separate", "attached", "none")
+TIE_BREAKS = ("lexicographic", "first", "subword-nmt")
+UNKNOWN = ("unk", "error")
+NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd")
+MERGE_RULES = ("merges", "ranks")
+
+
+def _check_choice(name: str, value: object, choices: tuple) -> None:
+    if value not in choices:
+        shown = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name}={value!r} is not one of {shown}")
+
+
+@dataclass
+class TokenizerConfig:
+    """How text becomes initial symbols, and how tokens become text again.
+
+    kind: "classic" (characters, words split on whitespace) or "byte" (UTF-8 bytes shown
+        through the GPT-2 bytes-to-unicode table, split by a regex pre-tokenizer).
+    pre_tokenizer: "whitespace", a named regex ("gpt2", "cl100k", "o200k", "clip"), or a
+        user regex.
+    end_of_word: "separate" (an extra last symbol, e.g. "</w>"), "attached" (suffix on the
+        last symbol: "t</w>") or "none".
+    unknown: what classic encoding does with a character not in the vocabulary: "unk" gives
+        `unk_token`'s id, "error" raises ValueError naming the character and position.
+    merge_rule: "merges" applies the merge list by rank (HF, GPT-2, subword-nmt); "ranks"
+        merges any adjacent pair whose concatenation is a token, lowest token rank first
+        (tiktoken). Both merge one lowest-rank pair at a time, leftmost first.
+    ignore_merges: a pre-token that is itself a token is emitted whole (tiktoken, HF's
+        `ignore_merges`).
+    """
+
+    kind: str = "classic"
+    normalization: str | None = None
+    lowercase: bool = False
+    pre_tokenizer: str = "whitespace"
+    end_of_word: str = "separate"
+    end_of_word_symbol: str = "</w>"
+    unk_token: str | None = "<unk>"
+    unknown: str = "unk"
+    merge_rule: str = "merges"
+    ignore_merges: bool = False
+
+    def __post_init__(self) -> None:
+        _check_choice("kind", self.kind, KINDS)
+        _check_choice("normalization", self.normalization, NORMALIZATIONS)
+        _check_choice("end_of_word", self.end_of_word, END_OF_WORD)
+        _check_choice("unknown", self.unknown, UNKNOWN)
+        _check_choice("merge_rule", self.merge_rule, MERGE_RULES)
+        if self.end_of_word != "none" and not self.end_of_word_symbol:
+            raise ValueError("end_of_word_symbol must not be empty")
+
+
+@dataclass
+class ModelSpec:
+    """Everything a tokenizer holds, in plain Python data: what formats read and write.
+
+    vocab maps token strings to ids (byte-level tokens in bytes-to-unicode form, as GPT-2's
+    vocab.json has them). merges are in rank order; each pair's concatenation is in vocab.
+    special_tokens map literal text to ids and are matched before pre-tokenization.
+    """
+
+    config: TokenizerConfig
+    vocab: dict[str, int]
+    merges: list[tuple[str, str]]
+    special_tokens: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class TrainConfig:
+    """How a vocabulary is learned (see `subword.train`)."""
+
+    num_merges: int | None = None
+    vocab_size: int | None = None
+    min_frequency: int = 2
+    tie_break: str = "lexicographic"
+    special_tokens: tuple[str, ...] = ()
+    show_progress: bool | None = None
+
+    def __post_init__(self) -> None:
+        _check_choice("tie_break", self.tie_break, TIE_BREAKS)
+        if self.num_merges is not None and self.num_merges < 0:
+            raise ValueError(f"num_merges must be >= 0, got {self.num_merges}")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise ValueError(f"vocab_size must be >= 1, got {self.vocab_size}")
+        if self.min_frequency < 1:
+            raise ValueError(f"min_frequency must be >= 1, got {self.min_frequency}")
