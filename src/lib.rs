@@ -6,7 +6,15 @@
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
+pub mod count;
+pub mod decode;
+pub mod encode;
 pub mod error;
+pub mod model;
+pub mod normalize;
+pub mod pretokenize;
+pub mod symbols;
+pub mod train;
 
 #[cfg(feature = "python")]
 mod bindings;

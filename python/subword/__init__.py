@@ -1,5 +1,22 @@
-"""subword: Byte Pair Encoding tokenizers with a Rust core."""
+"""subword: Byte Pair Encoding tokenizers with a Rust core.
+
+    import subword
+    tok = subword.train(["corpus.txt"], vocab_size=8000)
+    ids = tok.encode("some text"); tok.decode(ids)
+"""
 
 from subword._core import __version__
+from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.loading import load
+from subword.tokenizer import Tokenizer
+from subword.training import train
 
-__all__ = ["__version__"]
+__all__ = [
+    "ModelSpec",
+    "Tokenizer",
+    "TokenizerConfig",
+    "TrainConfig",
+    "__version__",
+    "load",
+    "train",
+]

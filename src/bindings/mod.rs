@@ -1,10 +1,20 @@
 //! The PyO3 layer: converts between Python objects and the core's types, maps errors to
 //! Python exceptions, releases the GIL around long work. No algorithm lives here.
 
+mod progress;
+
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
+use crate::count::{Counter, Utf8Errors};
+use crate::encode::SpecialMatcher;
 use crate::error::{Error, ErrorKind};
+use crate::model::{MergeRule, Model, ModelConfig, Unknown};
+use crate::normalize::{Form, Normalizer};
+use crate::pretokenize::PreTokenizer;
+use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::train::{train as train_core, TieBreak, TrainConfig};
 
 pub(crate) fn to_py_err(err: Error) -> PyErr {
     match err.kind {
@@ -14,8 +24,251 @@ pub(crate) fn to_py_err(err: Error) -> PyErr {
     }
 }
 
+fn normalizer(normalization: Option<&str>, lowercase: bool) -> PyResult<Normalizer> {
+    let form = normalization.map(Form::parse).transpose().map_err(to_py_err)?;
+    Ok(Normalizer { form, lowercase })
+}
+
+fn pre_tokenizer(pattern: Option<&str>) -> PyResult<PreTokenizer> {
+    match pattern {
+        None => Ok(PreTokenizer::Whitespace),
+        Some(p) => PreTokenizer::regex(p).map_err(to_py_err),
+    }
+}
+
+fn symbol_rules(unit: &str, end_of_word: &str, end_of_word_symbol: &str) -> PyResult<SymbolRules> {
+    let unit = match unit {
+        "chars" => Unit::Chars,
+        "bytes" => Unit::Bytes,
+        other => return Err(PyValueError::new_err(format!("unknown unit {other:?}"))),
+    };
+    Ok(SymbolRules {
+        unit,
+        end_of_word: EndOfWord::parse(end_of_word).map_err(to_py_err)?,
+        end_of_word_symbol: end_of_word_symbol.to_string(),
+    })
+}
+
+/// A streaming word table: normalizes and pre-tokenizes what it is given, and counts.
+#[pyclass(module = "subword._core")]
+struct WordCounter {
+    inner: Counter,
+}
+
+#[pymethods]
+impl WordCounter {
+    #[new]
+    #[pyo3(signature = (normalization=None, lowercase=false, pattern=None))]
+    fn new(normalization: Option<&str>, lowercase: bool, pattern: Option<&str>) -> PyResult<Self> {
+        Ok(WordCounter {
+            inner: Counter::new(normalizer(normalization, lowercase)?, pre_tokenizer(pattern)?),
+        })
+    }
+
+    fn add_texts(&mut self, py: Python<'_>, texts: Vec<String>) -> PyResult<()> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let counter = &mut self.inner;
+        py.detach(|| counter.add_texts(&refs)).map_err(to_py_err)
+    }
+
+    #[pyo3(signature = (path, errors="strict", show_progress=false))]
+    fn add_file(
+        &mut self,
+        py: Python<'_>,
+        path: &str,
+        errors: &str,
+        show_progress: bool,
+    ) -> PyResult<()> {
+        let errors = match errors {
+            "strict" => Utf8Errors::Strict,
+            "replace" => Utf8Errors::Replace,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "errors={other:?}: use \"strict\" or \"replace\""
+                )))
+            }
+        };
+        let size = std::fs::metadata(path).map(|m| m.len()).ok();
+        let counter = &mut self.inner;
+        py.detach(|| {
+            let bar = progress::bar(show_progress, size, "counting", "bytes");
+            let result = counter.add_file(path, errors, &mut |done| bar.set_position(done));
+            bar.finish_and_clear();
+            result
+        })
+        .map_err(to_py_err)
+    }
+
+    fn add_word(&mut self, word: &str, count: u64) {
+        self.inner.table.add(word, count);
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.table.len()
+    }
+
+    fn words(&self) -> Vec<(String, u64)> {
+        self.inner.table.iter().map(|(w, c)| (w.to_string(), c)).collect()
+    }
+}
+
+/// Learns merges from a counter's table; returns (alphabet, merges).
+#[pyfunction]
+#[pyo3(signature = (counter, *, unit, end_of_word, end_of_word_symbol, num_merges, vocab_size,
+                    min_frequency, tie_break, reserved, show_progress))]
+#[allow(clippy::too_many_arguments)]
+fn train(
+    py: Python<'_>,
+    counter: &WordCounter,
+    unit: &str,
+    end_of_word: &str,
+    end_of_word_symbol: &str,
+    num_merges: Option<usize>,
+    vocab_size: Option<usize>,
+    min_frequency: u64,
+    tie_break: &str,
+    reserved: usize,
+    show_progress: bool,
+) -> PyResult<(Vec<String>, Vec<(String, String)>)> {
+    let config = TrainConfig {
+        rules: symbol_rules(unit, end_of_word, end_of_word_symbol)?,
+        num_merges,
+        vocab_size,
+        min_frequency,
+        tie_break: TieBreak::parse(tie_break).map_err(to_py_err)?,
+        reserved,
+    };
+    let table = &counter.inner.table;
+    let trained = py
+        .detach(|| {
+            let bar = progress::bar(show_progress, None, "merging", "merges");
+            let mut report = |done: usize, total: Option<usize>| {
+                if let Some(t) = total {
+                    if bar.length() != Some(t as u64) {
+                        bar.set_length(t as u64);
+                    }
+                }
+                bar.set_position(done as u64);
+            };
+            let result = train_core(table, &config, &mut report);
+            bar.finish_and_clear();
+            result
+        })
+        .map_err(to_py_err)?;
+    Ok((trained.alphabet, trained.merges))
+}
+
+/// A set of special tokens to recognise in text (tiktoken's `allowed_special`).
+#[pyclass(module = "subword._core", frozen)]
+struct Specials {
+    inner: SpecialMatcher,
+}
+
+#[pymethods]
+impl Specials {
+    #[new]
+    fn new(tokens: Vec<(String, u32)>) -> PyResult<Self> {
+        match SpecialMatcher::new(&tokens).map_err(to_py_err)? {
+            Some(inner) => Ok(Specials { inner }),
+            None => Err(PyValueError::new_err("no special tokens given")),
+        }
+    }
+}
+
+/// A built tokenizer model: encode and decode.
+#[pyclass(module = "subword._core", frozen, name = "Model")]
+struct PyModel {
+    inner: Model,
+}
+
+#[pymethods]
+impl PyModel {
+    #[new]
+    #[pyo3(signature = (vocab, merges, specials, *, unit, end_of_word, end_of_word_symbol,
+                        normalization, lowercase, pattern, merge_rule, ignore_merges, unk_id))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        vocab: Vec<(String, u32)>,
+        merges: Vec<(String, String)>,
+        specials: Vec<(String, u32)>,
+        unit: &str,
+        end_of_word: &str,
+        end_of_word_symbol: &str,
+        normalization: Option<&str>,
+        lowercase: bool,
+        pattern: Option<&str>,
+        merge_rule: &str,
+        ignore_merges: bool,
+        unk_id: Option<u32>,
+    ) -> PyResult<Self> {
+        let config = ModelConfig {
+            normalizer: normalizer(normalization, lowercase)?,
+            pre_tokenizer: pre_tokenizer(pattern)?,
+            rules: symbol_rules(unit, end_of_word, end_of_word_symbol)?,
+            merge_rule: match merge_rule {
+                "merges" => MergeRule::Merges,
+                "ranks" => MergeRule::Ranks,
+                other => return Err(PyValueError::new_err(format!("unknown merge_rule {other:?}"))),
+            },
+            ignore_merges,
+            unknown: unk_id.map_or(Unknown::Error, Unknown::Unk),
+        };
+        let model = py
+            .detach(|| Model::new(config, vocab, &merges, specials))
+            .map_err(to_py_err)?;
+        Ok(PyModel { inner: model })
+    }
+
+    #[pyo3(signature = (text, specials=None))]
+    fn encode(&self, py: Python<'_>, text: &str, specials: Option<&Specials>) -> PyResult<Vec<u32>> {
+        let matcher = specials.map(|s| &s.inner);
+        py.detach(|| self.inner.encode(text, matcher)).map_err(to_py_err)
+    }
+
+    #[pyo3(signature = (texts, specials=None, num_threads=None))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        specials: Option<&Specials>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let matcher = specials.map(|s| &s.inner);
+        let run = || self.inner.encode_batch(&refs, matcher);
+        let result = match num_threads {
+            None => py.detach(run),
+            Some(n) => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
+                py.detach(|| pool.install(run))
+            }
+        };
+        result.map_err(to_py_err)
+    }
+
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.decode_bytes(&ids).map_err(to_py_err)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// id → token string, for the ids the model uses (unused ids are absent).
+    fn id_to_token(&self) -> Vec<(u32, String)> {
+        (0..self.inner.tokens.len() as u32)
+            .filter_map(|id| self.inner.token(id).map(|t| (id, t.to_string())))
+            .collect()
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<WordCounter>()?;
+    m.add_class::<Specials>()?;
+    m.add_class::<PyModel>()?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
     Ok(())
 }

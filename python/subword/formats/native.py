@@ -1,0 +1,122 @@
+"""subword's own model file: one versioned JSON document holding the whole configuration,
+the vocabulary, the merges in rank order and the special tokens. Merges are written one per
+line so the file diffs and reads well. Loading checks every field and names the one that is
+wrong; writing goes to a temporary file that is renamed into place."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from subword.config import ModelSpec, TokenizerConfig
+
+FORMAT = "subword"
+VERSION = 1
+
+
+def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | None = None) -> None:
+    dumps = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
+    lines = ["{", f'  "format": {dumps(FORMAT)},', f'  "version": {VERSION},']
+    lines.append(f'  "config": {dumps(asdict(spec.config))},')
+    if extra:
+        lines.append(f'  "training": {dumps(extra)},')
+    lines.append(f'  "special_tokens": {dumps(spec.special_tokens)},')
+    ordered = sorted(spec.vocab.items(), key=lambda item: item[1])
+    lines.append('  "vocab": {')
+    lines.append(",\n".join(f"    {dumps(t)}: {i}" for t, i in ordered))
+    lines.append("  },")
+    lines.append('  "merges": [')
+    lines.append(",\n".join(f"    {dumps([a, b])}" for a, b in spec.merges))
+    lines.append("  ]")
+    lines.append("}")
+    atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Writes through a temporary file in the same folder, then renames: a reader never
+    sees a half-written file, and a failure leaves no partial file behind."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:
+    """Reads a model file; returns the spec and the optional training record."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: not UTF-8 text at byte {exc.start}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{name}: line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})"
+        ) from None
+    return spec_from_document(doc, name), doc.get("training") or {}
+
+
+def _fail(name: str, field: str, problem: str) -> ValueError:
+    return ValueError(f"{name}: field {field!r}: {problem}")
+
+
+def spec_from_document(doc: Any, name: str) -> ModelSpec:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ValueError(f"{name}: not a subword model file (no \"format\": \"{FORMAT}\")")
+    version = doc.get("version")
+    if version != VERSION:
+        raise _fail(name, "version", f"{version!r} is not supported (this subword reads {VERSION})")
+    for key in ("config", "vocab", "merges", "special_tokens"):
+        if key not in doc:
+            raise _fail(name, key, "missing")
+    config = _read_config(doc["config"], name)
+    vocab = _read_ids(doc["vocab"], name, "vocab")
+    specials = _read_ids(doc["special_tokens"], name, "special_tokens")
+    merges = doc["merges"]
+    if not isinstance(merges, list):
+        raise _fail(name, "merges", "expected a list of [left, right] pairs")
+    pairs: list[tuple[str, str]] = []
+    for i, pair in enumerate(merges):
+        ok = isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
+        if not ok:
+            raise _fail(name, f"merges[{i}]", f"expected a pair of strings, got {pair!r}")
+        if pair[0] + pair[1] not in vocab:
+            raise _fail(name, f"merges[{i}]", f"{pair[0] + pair[1]!r} is not in the vocab")
+        pairs.append((pair[0], pair[1]))
+    return ModelSpec(config=config, vocab=vocab, merges=pairs, special_tokens=specials)
+
+
+def _read_config(raw: Any, name: str) -> TokenizerConfig:
+    if not isinstance(raw, dict):
+        raise _fail(name, "config", "expected an object")
+    known = {f.name for f in fields(TokenizerConfig)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise _fail(name, f"config.{unknown[0]}", "unknown setting (a newer subword's file?)")
+    try:
+        return TokenizerConfig(**raw)
+    except (TypeError, ValueError) as exc:
+        raise _fail(name, "config", str(exc)) from None
+
+
+def _read_ids(raw: Any, name: str, field: str) -> dict[str, int]:
+    if not isinstance(raw, dict):
+        raise _fail(name, field, "expected an object mapping tokens to ids")
+    seen: dict[int, str] = {}
+    for token, id_ in raw.items():
+        if not isinstance(id_, int) or isinstance(id_, bool) or id_ < 0:
+            raise _fail(name, f"{field}[{token!r}]", f"id must be a non-negative integer, got {id_!r}")
+        if id_ in seen:
+            raise _fail(name, f"{field}[{token!r}]", f"id {id_} is also {seen[id_]!r}")
+        seen[id_] = token
+    return dict(raw)

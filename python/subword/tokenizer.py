@@ -1,0 +1,188 @@
+"""`Tokenizer`: a built model with its configuration. Encoding and decoding run in the Rust
+core; this class holds the plain data (`ModelSpec`), checks arguments, and applies
+tiktoken's special-token rules."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Sequence
+from typing import Literal
+
+from subword import _core
+from subword.config import ModelSpec, TokenizerConfig
+
+SpecialSet = Collection[str] | Literal["all"]
+
+
+def resolve_pattern(name: str) -> str | None:
+    """The regex for a pre-tokenizer name; None means whitespace splitting."""
+    if name == "whitespace":
+        return None
+    try:
+        from subword.formats.patterns import resolve_pattern as resolve
+    except ImportError:  # pragma: no cover - the formats module ships with the package
+        return name
+    return resolve(name)
+
+
+class Tokenizer:
+    """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
+
+    def __init__(self, spec: ModelSpec, training: dict | None = None) -> None:
+        self._spec = spec
+        self.training = dict(training or {})
+        config = spec.config
+        unk_id = spec.vocab.get(config.unk_token) if config.unk_token else None
+        if config.kind == "classic" and config.unknown == "unk" and unk_id is None:
+            raise ValueError(
+                f"unknown='unk' needs the unk_token {config.unk_token!r} in the vocabulary"
+            )
+        self._core = _core.Model(
+            list(spec.vocab.items()),
+            list(spec.merges),
+            list(spec.special_tokens.items()),
+            unit="bytes" if config.kind == "byte" else "chars",
+            end_of_word=config.end_of_word,
+            end_of_word_symbol=config.end_of_word_symbol,
+            normalization=config.normalization,
+            lowercase=config.lowercase,
+            pattern=resolve_pattern(config.pre_tokenizer),
+            merge_rule=config.merge_rule,
+            ignore_merges=config.ignore_merges,
+            unk_id=unk_id if config.unknown == "unk" else None,
+        )
+        self._id_to_token = dict(self._core.id_to_token())
+        self._specials_cache: dict[frozenset[str], _core.Specials] = {}
+
+    # --- what the model is -------------------------------------------------------------
+    @property
+    def spec(self) -> ModelSpec:
+        return self._spec
+
+    @property
+    def config(self) -> TokenizerConfig:
+        return self._spec.config
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in the order they were learned (rank order)."""
+        return list(self._spec.merges)
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Every token, special tokens included, mapped to its id."""
+        return {**self._spec.vocab, **self._spec.special_tokens}
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._spec.special_tokens)
+
+    @property
+    def alphabet(self) -> list[str]:
+        """The initial symbols: vocabulary entries that are not made by a merge."""
+        made = {a + b for a, b in self._spec.merges}
+        unk = self.config.unk_token
+        return [t for t in self._spec.vocab if t not in made and t != unk]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, id_: int) -> str | None:
+        return self._id_to_token.get(id_)
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (
+            f"Tokenizer(kind={c.kind!r}, vocab_size={self.vocab_size}, "
+            f"merges={len(self._spec.merges)}, pre_tokenizer={c.pre_tokenizer!r})"
+        )
+
+    # --- encoding ----------------------------------------------------------------------
+    def _specials_for(self, text: str, allowed: SpecialSet, disallowed: SpecialSet):
+        specials = self._spec.special_tokens
+        if not specials:
+            return None
+        allowed_set = frozenset(specials) if allowed == "all" else frozenset(allowed)
+        unknown = allowed_set - specials.keys()
+        if unknown:
+            raise ValueError(f"allowed_special names tokens this model lacks: {sorted(unknown)}")
+        if disallowed == "all":
+            disallowed = specials.keys() - allowed_set
+        for token in disallowed:
+            if token in text:
+                raise ValueError(
+                    f"the text contains the special token {token!r}, which is not allowed; "
+                    f"pass allowed_special={{{token!r}}} to encode it as a special token, or "
+                    "disallowed_special=() to encode it as ordinary text"
+                )
+        if not allowed_set:
+            return None
+        matcher = self._specials_cache.get(allowed_set)
+        if matcher is None:
+            matcher = _core.Specials([(t, specials[t]) for t in sorted(allowed_set)])
+            self._specials_cache[allowed_set] = matcher
+        return matcher
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> list[int]:
+        """Token ids of `text`. Special tokens follow tiktoken's rules: those in
+        `allowed_special` are encoded as themselves; finding one of `disallowed_special`
+        (by default every special token not allowed) raises ValueError."""
+        matcher = self._specials_for(text, allowed_special, disallowed_special)
+        return self._core.encode(text, matcher)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Token ids of `text`, with special tokens treated as ordinary text."""
+        return self._core.encode(text, None)
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: int | None = None,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ) -> list[list[int]]:
+        """Encodes many texts in parallel (the GIL is released); results in input order."""
+        texts = list(texts)
+        matcher = None
+        for text in texts:
+            matcher = self._specials_for(text, allowed_special, disallowed_special)
+        if num_threads is not None and num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        return self._core.encode_batch(texts, matcher, num_threads)
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of `text` as strings (what `encode` gives, before ids)."""
+        to_token = self._id_to_token
+        return [to_token[i] for i in self._core.encode(text, None)]
+
+    # --- decoding ----------------------------------------------------------------------
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return self._core.decode_bytes(list(ids))
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """The text of `ids`. Byte-level ids that split a UTF-8 sequence follow `errors`
+        (as `bytes.decode`). Classic models give the words separated by single spaces."""
+        return self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+
+    def decode_batch(self, batch: Iterable[Iterable[int]], errors: str = "replace") -> list[str]:
+        return [self.decode(ids, errors) for ids in batch]
+
+    # --- persistence -------------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str], format: str = "native") -> None:
+        """Writes the model; see `subword.save_formats` for what each format can hold."""
+        from subword.formats.native import write_native
+
+        if format != "native":
+            raise ValueError(f"format={format!r} is not supported yet; use 'native'")
+        write_native(self._spec, path, self.training or None)

@@ -1,0 +1,186 @@
+"""`subword.train`: count a word table from the source, learn merges in the Rust core, and
+assemble the vocabulary. Sources are streamed: files are read by the core chunk by chunk,
+Python iterables are passed on in batches."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Union
+
+from subword import _core
+from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.tokenizer import Tokenizer, resolve_pattern
+
+Source = Union[str, os.PathLike, Iterable, Mapping]
+
+_BATCH_TEXTS = 4096  # texts per hand-over to the core: amortizes the call, bounds memory
+
+
+def train(
+    source: Source,
+    *,
+    kind: str = "classic",
+    num_merges: int | None = None,
+    vocab_size: int | None = None,
+    min_frequency: int = 2,
+    end_of_word: str | None = None,
+    end_of_word_symbol: str = "</w>",
+    tie_break: str = "lexicographic",
+    special_tokens: Iterable[str] = (),
+    unk_token: str | None = "<unk>",
+    unknown: str = "unk",
+    pre_tokenizer: str | None = None,
+    normalization: str | None = None,
+    lowercase: bool = False,
+    errors: str = "strict",
+    show_progress: bool | None = None,
+) -> Tokenizer:
+    """Learns a BPE vocabulary.
+
+    source: a path or a list/tuple of paths (plain text or .gz, UTF-8); a word table
+        `dict[str, int]`; or any other iterable of strings (texts; to pass a list of texts,
+        pass `iter(texts)`).
+    kind: "classic" (characters; words split on whitespace; `end_of_word` defaults to
+        "separate" with `end_of_word_symbol`) or "byte" (UTF-8 bytes, regex pre-tokenizer,
+        `end_of_word` defaults to "none"; no unknown symbols).
+    num_merges / vocab_size: stop after that many merges, or when the vocabulary (special
+        tokens + alphabet + merged tokens) reaches that size; both: whichever comes first;
+        neither: merge while some pair occurs `min_frequency` times.
+    tie_break: "lexicographic" (default), "first" or "subword-nmt"; see the README.
+    errors: "strict" (invalid UTF-8 in a file is an error naming the file and byte) or
+        "replace".
+    """
+    specials = list(dict.fromkeys(special_tokens))
+    settings = TrainConfig(
+        num_merges=num_merges,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        tie_break=tie_break,
+        special_tokens=tuple(specials),
+        show_progress=show_progress,
+    )
+    if end_of_word is None:
+        end_of_word = "separate" if kind == "classic" else "none"
+    if pre_tokenizer is None:
+        pre_tokenizer = "whitespace" if kind == "classic" else "gpt2"
+    config = TokenizerConfig(
+        kind=kind,
+        normalization=normalization,
+        lowercase=lowercase,
+        pre_tokenizer=pre_tokenizer,
+        end_of_word=end_of_word,
+        end_of_word_symbol=end_of_word_symbol,
+        unk_token=unk_token if kind == "classic" else None,
+        unknown=unknown if kind == "classic" else "unk",
+    )
+    if config.kind == "classic" and config.unknown == "unk" and not config.unk_token:
+        raise ValueError("unknown='unk' needs an unk_token; pass unknown='error' to have none")
+    progress = sys.stderr.isatty() if show_progress is None else show_progress
+
+    counter = _core.WordCounter(
+        normalization=normalization, lowercase=lowercase, pattern=resolve_pattern(pre_tokenizer)
+    )
+    described = count_source(counter, source, errors=errors, show_progress=progress)
+    reserved = [config.unk_token] if config.kind == "classic" and config.unk_token else []
+    reserved += [s for s in specials if s not in reserved]
+    alphabet, merges = _core.train(
+        counter,
+        unit="bytes" if kind == "byte" else "chars",
+        end_of_word=end_of_word,
+        end_of_word_symbol=end_of_word_symbol,
+        num_merges=settings.num_merges,
+        vocab_size=settings.vocab_size,
+        min_frequency=settings.min_frequency,
+        tie_break=settings.tie_break,
+        reserved=len(reserved),
+        show_progress=progress,
+    )
+    spec = assemble(config, alphabet, merges, reserved)
+    record = {
+        "source": described,
+        "words": len(counter),
+        "tie_break": tie_break,
+        "min_frequency": min_frequency,
+        "num_merges": num_merges,
+        "vocab_size": vocab_size,
+    }
+    return Tokenizer(spec, training=record)
+
+
+def assemble(
+    config: TokenizerConfig,
+    alphabet: list[str],
+    merges: list[tuple[str, str]],
+    reserved: list[str],
+) -> ModelSpec:
+    """Gives ids: classic models put `<unk>` and the special tokens first, then the
+    alphabet, then merged tokens in merge order; byte-level models put the 256 byte symbols
+    first (ids 0-255, as GPT-2 and tiktoken do), then merged tokens, then special tokens."""
+    tokens: list[str] = []
+    seen: set[str] = set()
+
+    def add(token: str) -> None:
+        if token not in seen:
+            seen.add(token)
+            tokens.append(token)
+
+    unk = [config.unk_token] if config.unk_token and config.unk_token in reserved else []
+    specials = [t for t in reserved if t not in unk]
+    leading = unk + specials if config.kind == "classic" else []
+    for token in itertools.chain(leading, alphabet, (a + b for a, b in merges)):
+        add(token)
+    if config.kind == "byte":
+        for token in specials:
+            add(token)
+    ids = {token: i for i, token in enumerate(tokens)}
+    special_ids = {t: ids[t] for t in specials}
+    vocab = {t: i for t, i in ids.items() if t not in special_ids}
+    return ModelSpec(config=config, vocab=vocab, merges=list(merges), special_tokens=special_ids)
+
+
+def count_source(counter: _core.WordCounter, source: Source, *, errors: str, show_progress: bool) -> str:
+    """Feeds `source` to the counter; returns a short description of it for the record."""
+    if isinstance(source, (str, os.PathLike)):
+        source = [source]
+    if isinstance(source, Mapping):
+        for word, count in source.items():
+            if not isinstance(word, str) or not isinstance(count, int) or count < 0:
+                raise ValueError(
+                    f"word table entry {word!r}: {count!r} must map a string to a count >= 0"
+                )
+            if count:
+                counter.add_word(word, count)
+        return f"word table of {len(source)} words"
+    if isinstance(source, (list, tuple)):
+        paths = []
+        for item in source:
+            if not isinstance(item, (str, os.PathLike)):
+                raise TypeError(f"a list source holds paths; got {type(item).__name__}")
+            path = Path(item)
+            if not path.is_file():
+                raise FileNotFoundError(
+                    f"{item}: no such file (a list source holds file paths; to train on "
+                    "texts in memory pass an iterator, e.g. iter(texts))"
+                )
+            paths.append(str(path))
+        for path in paths:
+            counter.add_file(path, errors=errors, show_progress=show_progress)
+        return ", ".join(paths)
+    if isinstance(source, Iterable):
+        total = 0
+        iterator = iter(source)
+        while True:
+            batch = list(itertools.islice(iterator, _BATCH_TEXTS))
+            if not batch:
+                break
+            for text in batch:
+                if not isinstance(text, str):
+                    raise TypeError(f"texts must be str, got {type(text).__name__}")
+            counter.add_texts(batch)
+            total += len(batch)
+        return f"{total} texts"
+    raise TypeError(f"cannot train on a {type(source).__name__}: give paths, texts or a dict")

@@ -1,0 +1,284 @@
+//! Stage 4b — apply merges, and the whole encode path: normalize → special tokens →
+//! pre-tokenize → initial symbol ids → merges → ids.
+//!
+//! Applying merges follows the standard rule: repeatedly merge the lowest-rank adjacent
+//! pair, the leftmost one on equal ranks, until no pair has a rank. Short words use a
+//! linear scan per merge (fewer, cheaper operations than a heap for a handful of symbols);
+//! long ones a heap over a linked list, so a 10-million-character piece is O(n log n).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::model::{Model, Pair, Unknown};
+use crate::symbols::{EndOfWord, Unit};
+
+/// Above this many symbols a word is merged with the heap; below, by linear scans.
+const LINEAR_MAX: usize = 48;
+
+type MergeTable = FxHashMap<Pair, (u32, u32)>;
+
+/// Applies `table` to `ids` in place.
+pub fn apply_merges(table: &MergeTable, ids: &mut Vec<u32>) {
+    if ids.len() <= LINEAR_MAX {
+        merge_linear(table, ids)
+    } else {
+        merge_heap(table, ids)
+    }
+}
+
+pub(crate) fn merge_linear(table: &MergeTable, ids: &mut Vec<u32>) {
+    while ids.len() > 1 {
+        let mut best: Option<(u32, usize, u32)> = None;
+        for i in 0..ids.len() - 1 {
+            if let Some(&(rank, merged)) = table.get(&(ids[i], ids[i + 1])) {
+                if best.is_none_or(|(r, _, _)| rank < r) {
+                    best = Some((rank, i, merged));
+                }
+            }
+        }
+        let Some((_, i, merged)) = best else { break };
+        ids[i] = merged;
+        ids.remove(i + 1);
+    }
+}
+
+pub(crate) fn merge_heap(table: &MergeTable, ids: &mut Vec<u32>) {
+    const END: usize = usize::MAX;
+    let n = ids.len();
+    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { END } else { i }).collect();
+    let mut prev: Vec<usize> = (0..n).map(|i| if i == 0 { END } else { i - 1 }).collect();
+    let mut alive = vec![true; n];
+    let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::with_capacity(n);
+    for i in 0..n - 1 {
+        if let Some(&(rank, _)) = table.get(&(ids[i], ids[i + 1])) {
+            heap.push(Reverse((rank, i)));
+        }
+    }
+    while let Some(Reverse((rank, i))) = heap.pop() {
+        let j = next[i];
+        if !alive[i] || j == END {
+            continue;
+        }
+        // The entry is stale unless the pair now at i still has this rank.
+        let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else { continue };
+        if r != rank {
+            continue;
+        }
+        ids[i] = merged;
+        alive[j] = false;
+        next[i] = next[j];
+        if next[j] != END {
+            prev[next[j]] = i;
+        }
+        if prev[i] != END {
+            if let Some(&(r, _)) = table.get(&(ids[prev[i]], ids[i])) {
+                heap.push(Reverse((r, prev[i])));
+            }
+        }
+        if next[i] != END {
+            if let Some(&(r, _)) = table.get(&(ids[i], ids[next[i]])) {
+                heap.push(Reverse((r, i)));
+            }
+        }
+    }
+    let mut k = 0;
+    for i in 0..n {
+        if alive[i] {
+            ids[k] = ids[i];
+            k += 1;
+        }
+    }
+    ids.truncate(k);
+}
+
+/// Which special tokens are recognised in a text.
+pub struct SpecialMatcher {
+    automaton: AhoCorasick,
+    ids: Vec<u32>,
+}
+
+impl SpecialMatcher {
+    pub fn new(specials: &[(String, u32)]) -> Result<Option<Self>> {
+        if specials.is_empty() {
+            return Ok(None);
+        }
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(specials.iter().map(|(t, _)| t.as_str()))
+            .map_err(|e| Error::invalid(format!("cannot match special tokens: {e}")))?;
+        Ok(Some(SpecialMatcher { automaton, ids: specials.iter().map(|(_, id)| *id).collect() }))
+    }
+}
+
+/// A per-call cache of encoded pieces: repeated words in a long text are merged once.
+#[derive(Default)]
+pub struct PieceCache<'t> {
+    map: FxHashMap<&'t str, Vec<u32>>,
+}
+
+const CACHE_MAX: usize = 1 << 16;
+
+impl Model {
+    /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
+    /// text is ordinary.
+    pub fn encode(&self, text: &str, specials: Option<&SpecialMatcher>) -> Result<Vec<u32>> {
+        let normalized = self.config.normalizer.normalize(text);
+        let mut out = Vec::with_capacity(normalized.len() / 3);
+        let mut cache = PieceCache::default();
+        let Some(matcher) = specials else {
+            self.encode_ordinary_into(&normalized, &mut out, &mut cache)?;
+            return Ok(out);
+        };
+        let mut start = 0;
+        for m in matcher.automaton.find_iter(normalized.as_ref()) {
+            self.encode_ordinary_into(&normalized[start..m.start()], &mut out, &mut cache)?;
+            out.push(matcher.ids[m.pattern().as_usize()]);
+            start = m.end();
+        }
+        self.encode_ordinary_into(&normalized[start..], &mut out, &mut cache)?;
+        Ok(out)
+    }
+
+    /// Encodes already-normalized text with no special tokens.
+    pub fn encode_ordinary_into<'t>(
+        &self,
+        text: &'t str,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache<'t>,
+    ) -> Result<()> {
+        let mut failure = None;
+        self.config.pre_tokenizer.for_each_piece(text, |piece| {
+            if failure.is_some() {
+                return;
+            }
+            if let Some(ids) = cache.map.get(piece) {
+                out.extend_from_slice(ids);
+                return;
+            }
+            let start = out.len();
+            if let Err(unknown) = self.encode_word(piece, out) {
+                let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
+                failure = Some(unknown.into_error(text, offset));
+                return;
+            }
+            if cache.map.len() < CACHE_MAX {
+                cache.map.insert(piece, out[start..].to_vec());
+            }
+        })?;
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Encodes one pre-tokenized piece (a word), appending its ids.
+    pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        self.encode_word(piece, out).map_err(|u| u.into_error(piece, 0))
+    }
+
+    fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
+        if self.config.ignore_merges {
+            if let Some(&id) = self.piece_ids.get(piece.as_bytes()) {
+                out.push(id);
+                return Ok(());
+            }
+        }
+        let start = out.len();
+        self.initial_ids(piece, out)?;
+        let mut word: Vec<u32> = out.drain(start..).collect();
+        apply_merges(&self.merges, &mut word);
+        out.extend_from_slice(&word);
+        Ok(())
+    }
+
+    /// The initial symbol ids of a piece.
+    pub fn initial_ids(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+    ) -> std::result::Result<(), UnknownChar> {
+        let attached = self.config.rules.end_of_word == EndOfWord::Attached;
+        match self.config.rules.unit {
+            Unit::Bytes => {
+                let bytes = piece.as_bytes();
+                out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
+                if attached && !bytes.is_empty() {
+                    let last = out.len() - 1;
+                    out[last] = self.byte_end_ids[bytes[bytes.len() - 1] as usize];
+                }
+            }
+            Unit::Chars => {
+                let last = piece.char_indices().last().map_or(0, |(b, _)| b);
+                for (byte, c) in piece.char_indices() {
+                    let table =
+                        if attached && byte == last { &self.char_end_ids } else { &self.char_ids };
+                    match (table.get(&c), self.config.unknown) {
+                        (Some(&id), _) | (None, Unknown::Unk(id)) => out.push(id),
+                        (None, Unknown::Error) => return Err(UnknownChar { byte, c }),
+                    }
+                }
+            }
+        }
+        if self.config.rules.end_of_word == EndOfWord::Separate {
+            // Models are checked to hold their end-of-word symbol when built.
+            out.extend(self.end_id);
+        }
+        Ok(())
+    }
+
+    /// Encodes each text on the rayon pool; results in input order.
+    pub fn encode_batch(
+        &self,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+    ) -> Result<Vec<Vec<u32>>> {
+        use rayon::prelude::*;
+        texts.par_iter().map(|t| self.encode(t, specials)).collect()
+    }
+}
+
+/// A character with no initial symbol, at a byte offset within its piece.
+#[derive(Debug, Clone, Copy)]
+pub struct UnknownChar {
+    pub byte: usize,
+    pub c: char,
+}
+
+impl UnknownChar {
+    /// The error for the person: the character and where it is in the whole text.
+    fn into_error(self, text: &str, piece_offset: usize) -> Error {
+        let byte = piece_offset + self.byte;
+        let at = text.get(..byte).map_or(0, |s| s.chars().count());
+        Error::invalid(format!(
+            "unknown character {:?} (U+{:04X}) at character {at}: it is not in the \
+             vocabulary; encode with unknown=\"unk\" to map it to the unknown token",
+            self.c, self.c as u32
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(entries: &[((u32, u32), (u32, u32))]) -> MergeTable {
+        entries.iter().copied().collect()
+    }
+
+    #[test]
+    fn linear_and_heap_agree_on_runs() {
+        // a=0; (a,a)→1 rank 0; (1,1)→2 rank 1; (1,0)→3 rank 2
+        let t = table(&[((0, 0), (0, 1)), ((1, 1), (1, 2)), ((1, 0), (2, 3))]);
+        for n in 1..200 {
+            let mut a = vec![0u32; n];
+            let mut b = a.clone();
+            merge_linear(&t, &mut a);
+            merge_heap(&t, &mut b);
+            assert_eq!(a, b, "n = {n}");
+        }
+        let mut three = vec![0, 0, 0];
+        merge_heap(&t, &mut three);
+        assert_eq!(three, [3]);
+    }
+}

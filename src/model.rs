@@ -1,0 +1,238 @@
+//! The applied model: vocabulary, merge table and how words become initial symbol ids.
+//! Built once from plain data (token → id, merges in rank order); `encode` and `decode`
+//! read it. Everything here is immutable after construction, so one model serves all
+//! threads.
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::normalize::Normalizer;
+use crate::pretokenize::PreTokenizer;
+use crate::symbols::{byte_to_unicode, unicode_to_byte, EndOfWord, SymbolRules, Unit};
+
+pub type Pair = (u32, u32);
+
+/// How merges are looked up when applying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeRule {
+    /// The merge list: pair (a, b) has the rank of its line (GPT-2, HF, subword-nmt).
+    Merges,
+    /// Token ranks: any adjacent pair whose concatenation is a token merges, ranked by that
+    /// token's id (tiktoken).
+    Ranks,
+}
+
+/// What classic encoding does with a symbol that is not in the vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unknown {
+    Unk(u32),
+    Error,
+}
+
+#[derive(Debug, Clone)]
+pub struct ModelConfig {
+    pub normalizer: Normalizer,
+    pub pre_tokenizer: PreTokenizer,
+    pub rules: SymbolRules,
+    pub merge_rule: MergeRule,
+    pub ignore_merges: bool,
+    pub unknown: Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub config: ModelConfig,
+    /// id → token string (empty for unused ids).
+    pub tokens: Vec<String>,
+    pub vocab: FxHashMap<String, u32>,
+    /// (left, right) → (rank, merged id).
+    pub merges: FxHashMap<Pair, (u32, u32)>,
+    /// Special tokens: literal text → id, matched before pre-tokenization.
+    pub specials: Vec<(String, u32)>,
+    /// Initial symbol ids: characters (classic) or bytes (byte-level), plain and as the
+    /// last symbol of a word in attached end-of-word mode.
+    pub(crate) char_ids: FxHashMap<char, u32>,
+    pub(crate) char_end_ids: FxHashMap<char, u32>,
+    pub(crate) byte_ids: [u32; 256],
+    pub(crate) byte_end_ids: [u32; 256],
+    pub(crate) end_id: Option<u32>,
+    /// Whole pieces that are tokens, by their text, for `ignore_merges`.
+    pub(crate) piece_ids: FxHashMap<Vec<u8>, u32>,
+    /// id → the text bytes it decodes to (end-of-word markers become a space).
+    pub(crate) token_bytes: Vec<Vec<u8>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Model {
+    pub fn new(
+        config: ModelConfig,
+        vocab: Vec<(String, u32)>,
+        merges: &[(String, String)],
+        specials: Vec<(String, u32)>,
+    ) -> Result<Self> {
+        let size = vocab.iter().chain(&specials).map(|(_, id)| *id as usize + 1).max().unwrap_or(0);
+        let mut tokens = vec![String::new(); size];
+        let mut map: FxHashMap<String, u32> = FxHashMap::default();
+        for (token, id) in &vocab {
+            if let Some(other) = map.insert(token.clone(), *id) {
+                return Err(Error::invalid(format!(
+                    "token {token:?} appears twice in the vocabulary (ids {other} and {id})"
+                )));
+            }
+            if !tokens[*id as usize].is_empty() {
+                return Err(Error::invalid(format!(
+                    "id {id} is given to two tokens: {:?} and {token:?}",
+                    tokens[*id as usize]
+                )));
+            }
+            tokens[*id as usize] = token.clone();
+        }
+        for (token, id) in &specials {
+            tokens[*id as usize] = token.clone();
+        }
+        let mut model = Model {
+            config,
+            tokens,
+            vocab: map,
+            merges: FxHashMap::default(),
+            specials,
+            char_ids: FxHashMap::default(),
+            char_end_ids: FxHashMap::default(),
+            byte_ids: [NONE; 256],
+            byte_end_ids: [NONE; 256],
+            end_id: None,
+            piece_ids: FxHashMap::default(),
+            token_bytes: Vec::new(),
+        };
+        model.build_merges(merges)?;
+        model.build_initial_ids()?;
+        model.build_token_bytes()?;
+        Ok(model)
+    }
+
+    fn build_merges(&mut self, merges: &[(String, String)]) -> Result<()> {
+        match self.config.merge_rule {
+            MergeRule::Merges => {
+                for (rank, (a, b)) in merges.iter().enumerate() {
+                    let line = rank + 1;
+                    let id = |s: &str| {
+                        self.vocab.get(s).copied().ok_or_else(|| {
+                            Error::invalid(format!(
+                                "merge {line} ({a:?} {b:?}): {s:?} is not in the vocabulary"
+                            ))
+                        })
+                    };
+                    let pair = (id(a)?, id(b)?);
+                    let merged = id(&format!("{a}{b}"))?;
+                    self.merges.entry(pair).or_insert((rank as u32, merged));
+                }
+            }
+            MergeRule::Ranks => {
+                // Every split of a token into two tokens is a pair that makes it.
+                for (token, &id) in &self.vocab {
+                    for (cut, _) in token.char_indices().skip(1) {
+                        let (a, b) = token.split_at(cut);
+                        if let (Some(&ia), Some(&ib)) = (self.vocab.get(a), self.vocab.get(b)) {
+                            let slot = self.merges.entry((ia, ib)).or_insert((id, id));
+                            if id < slot.0 {
+                                *slot = (id, id);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn build_initial_ids(&mut self) -> Result<()> {
+        let eow = self.config.rules.end_of_word_symbol.clone();
+        let attached = self.config.rules.end_of_word == EndOfWord::Attached;
+        if self.config.rules.end_of_word == EndOfWord::Separate {
+            self.end_id = Some(*self.vocab.get(&eow).ok_or_else(|| {
+                Error::invalid(format!("the end-of-word symbol {eow:?} is not in the vocabulary"))
+            })?);
+        }
+        match self.config.rules.unit {
+            Unit::Chars => {
+                for (token, &id) in &self.vocab {
+                    let mut chars = token.chars();
+                    if let (Some(c), None) = (chars.next(), chars.next()) {
+                        self.char_ids.insert(c, id);
+                    }
+                    if attached {
+                        if let Some(stem) = token.strip_suffix(eow.as_str()) {
+                            let mut chars = stem.chars();
+                            if let (Some(c), None) = (chars.next(), chars.next()) {
+                                self.char_end_ids.insert(c, id);
+                            }
+                        }
+                    }
+                }
+            }
+            Unit::Bytes => {
+                for (b, c) in byte_to_unicode().iter().enumerate() {
+                    let symbol = c.to_string();
+                    self.byte_ids[b] = *self.vocab.get(&symbol).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "the byte-level vocabulary has no token for byte {b:#04x} ({symbol:?})"
+                        ))
+                    })?;
+                    if attached {
+                        let end = format!("{symbol}{eow}");
+                        self.byte_end_ids[b] = *self.vocab.get(&end).ok_or_else(|| {
+                            Error::invalid(format!(
+                                "the byte-level vocabulary has no token {end:?} for byte {b:#04x} \
+                                 at the end of a word"
+                            ))
+                        })?;
+                    }
+                }
+                if self.config.ignore_merges && !attached {
+                    for (token, &id) in &self.vocab {
+                        if let Some(bytes) = byte_level_bytes(token) {
+                            self.piece_ids.insert(bytes, id);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn build_token_bytes(&mut self) -> Result<()> {
+        let eow = self.config.rules.end_of_word_symbol.clone();
+        let marks_end = self.config.rules.end_of_word != EndOfWord::None;
+        let mut out = Vec::with_capacity(self.tokens.len());
+        for token in &self.tokens {
+            let (stem, end) = match token.strip_suffix(eow.as_str()) {
+                Some(stem) if marks_end => (stem, true),
+                _ => (token.as_str(), false),
+            };
+            let mut bytes = match self.config.rules.unit {
+                Unit::Chars => stem.as_bytes().to_vec(),
+                // Specials and stray tokens outside the byte table decode as their text.
+                Unit::Bytes => byte_level_bytes(stem).unwrap_or_else(|| stem.as_bytes().to_vec()),
+            };
+            if end {
+                bytes.push(b' ');
+            }
+            out.push(bytes);
+        }
+        for (token, id) in &self.specials {
+            out[*id as usize] = token.as_bytes().to_vec();
+        }
+        self.token_bytes = out;
+        Ok(())
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.vocab.len() + self.specials.iter().filter(|(t, _)| !self.vocab.contains_key(t)).count()
+    }
+}
+
+/// The bytes a byte-level token stands for, or None if it has a character outside the table.
+pub fn byte_level_bytes(token: &str) -> Option<Vec<u8>> {
+    token.chars().map(unicode_to_byte).collect()
+}
