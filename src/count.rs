@@ -79,12 +79,17 @@ pub struct Counter {
 
 impl Counter {
     pub fn new(normalizer: Normalizer, pre_tokenizer: PreTokenizer) -> Self {
-        Counter { normalizer, pre_tokenizer, table: WordTable::default() }
+        Counter {
+            normalizer,
+            pre_tokenizer,
+            table: WordTable::default(),
+        }
     }
 
     fn count_text(&self, text: &str, table: &mut WordTable) -> Result<()> {
         let normalized = self.normalizer.normalize(text);
-        self.pre_tokenizer.for_each_piece(&normalized, |piece| table.add(piece, 1))
+        self.pre_tokenizer
+            .for_each_piece(&normalized, |piece| table.add(piece, 1))
     }
 
     /// Counts independent texts (documents); pieces never span two texts.
@@ -142,7 +147,10 @@ impl Counter {
     ) -> Result<()> {
         let file = File::open(path).map_err(|e| Error::io(path, &e))?;
         let consumed = Rc::new(Cell::new(0u64));
-        let mut raw = ProgressReader { inner: BufReader::new(file), consumed: consumed.clone() };
+        let mut raw = ProgressReader {
+            inner: BufReader::new(file),
+            consumed: consumed.clone(),
+        };
         let mut magic = [0u8; 2];
         let n = read_full(&mut raw, &mut magic).map_err(|e| Error::io(path, &e))?;
         let gz = n == 2 && magic == [0x1f, 0x8b];
@@ -322,7 +330,8 @@ mod tests {
         assert!(err.message.contains("byte 15"), "{}", err.message);
         assert!(err.message.contains("line 2"), "{}", err.message);
         let mut c = counter();
-        c.add_file(path.to_str().unwrap(), Utf8Errors::Replace, &mut |_| {}).unwrap();
+        c.add_file(path.to_str().unwrap(), Utf8Errors::Replace, &mut |_| {})
+            .unwrap();
         assert_eq!(c.table.len(), 4); // ok line second \u{fffd}
         std::fs::remove_dir_all(&dir).unwrap();
     }

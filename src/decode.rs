@@ -29,6 +29,9 @@ impl Model {
     }
 
     pub fn token(&self, id: u32) -> Option<&str> {
-        self.tokens.get(id as usize).map(String::as_str).filter(|t| !t.is_empty())
+        self.tokens
+            .get(id as usize)
+            .map(String::as_str)
+            .filter(|t| !t.is_empty())
     }
 }

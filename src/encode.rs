@@ -64,7 +64,9 @@ pub(crate) fn merge_heap(table: &MergeTable, ids: &mut Vec<u32>) {
             continue;
         }
         // The entry is stale unless the pair now at i still has this rank.
-        let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else { continue };
+        let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else {
+            continue;
+        };
         if r != rank {
             continue;
         }
@@ -110,7 +112,10 @@ impl SpecialMatcher {
             .match_kind(MatchKind::LeftmostLongest)
             .build(specials.iter().map(|(t, _)| t.as_str()))
             .map_err(|e| Error::invalid(format!("cannot match special tokens: {e}")))?;
-        Ok(Some(SpecialMatcher { automaton, ids: specials.iter().map(|(_, id)| *id).collect() }))
+        Ok(Some(SpecialMatcher {
+            automaton,
+            ids: specials.iter().map(|(_, id)| *id).collect(),
+        }))
     }
 }
 
@@ -174,7 +179,8 @@ impl Model {
 
     /// Encodes one pre-tokenized piece (a word), appending its ids.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
-        self.encode_word(piece, out).map_err(|u| u.into_error(piece, 0))
+        self.encode_word(piece, out)
+            .map_err(|u| u.into_error(piece, 0))
     }
 
     fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
@@ -211,8 +217,11 @@ impl Model {
             Unit::Chars => {
                 let last = piece.char_indices().last().map_or(0, |(b, _)| b);
                 for (byte, c) in piece.char_indices() {
-                    let table =
-                        if attached && byte == last { &self.char_end_ids } else { &self.char_ids };
+                    let table = if attached && byte == last {
+                        &self.char_end_ids
+                    } else {
+                        &self.char_ids
+                    };
                     match (table.get(&c), self.config.unknown) {
                         (Some(&id), _) | (None, Unknown::Unk(id)) => out.push(id),
                         (None, Unknown::Error) => return Err(UnknownChar { byte, c }),
@@ -262,7 +271,7 @@ impl UnknownChar {
 mod tests {
     use super::*;
 
-    fn table(entries: &[((u32, u32), (u32, u32))]) -> MergeTable {
+    fn table(entries: &[(Pair, (u32, u32))]) -> MergeTable {
         entries.iter().copied().collect()
     }
 

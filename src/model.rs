@@ -71,7 +71,12 @@ impl Model {
         merges: &[(String, String)],
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
-        let size = vocab.iter().chain(&specials).map(|(_, id)| *id as usize + 1).max().unwrap_or(0);
+        let size = vocab
+            .iter()
+            .chain(&specials)
+            .map(|(_, id)| *id as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut tokens = vec![String::new(); size];
         let mut map: FxHashMap<String, u32> = FxHashMap::default();
         for (token, id) in &vocab {
@@ -151,7 +156,9 @@ impl Model {
         let attached = self.config.rules.end_of_word == EndOfWord::Attached;
         if self.config.rules.end_of_word == EndOfWord::Separate {
             self.end_id = Some(*self.vocab.get(&eow).ok_or_else(|| {
-                Error::invalid(format!("the end-of-word symbol {eow:?} is not in the vocabulary"))
+                Error::invalid(format!(
+                    "the end-of-word symbol {eow:?} is not in the vocabulary"
+                ))
             })?);
         }
         match self.config.rules.unit {
@@ -228,7 +235,12 @@ impl Model {
     }
 
     pub fn vocab_size(&self) -> usize {
-        self.vocab.len() + self.specials.iter().filter(|(t, _)| !self.vocab.contains_key(t)).count()
+        self.vocab.len()
+            + self
+                .specials
+                .iter()
+                .filter(|(t, _)| !self.vocab.contains_key(t))
+                .count()
     }
 }
 

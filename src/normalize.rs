@@ -83,16 +83,25 @@ mod tests {
 
     #[test]
     fn nfc_composes_hangul_jamo() {
-        let n = Normalizer { form: Some(Form::Nfc), lowercase: false };
+        let n = Normalizer {
+            form: Some(Form::Nfc),
+            lowercase: false,
+        };
         // U+1100 U+1161 (conjoining jamo) compose to U+AC00.
         assert_eq!(n.normalize("\u{1100}\u{1161}"), "\u{AC00}");
-        let d = Normalizer { form: Some(Form::Nfd), lowercase: false };
+        let d = Normalizer {
+            form: Some(Form::Nfd),
+            lowercase: false,
+        };
         assert_eq!(d.normalize("\u{AC00}"), "\u{1100}\u{1161}");
     }
 
     #[test]
     fn lowercase() {
-        let n = Normalizer { form: None, lowercase: true };
+        let n = Normalizer {
+            form: None,
+            lowercase: true,
+        };
         assert_eq!(n.normalize("ÀBc"), "àbc");
         assert!(matches!(n.normalize("abc"), Cow::Borrowed(_)));
     }

@@ -26,7 +26,9 @@ impl PreTokenizer {
     pub fn for_each_piece<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) -> Result<()> {
         match self {
             PreTokenizer::Whitespace => {
-                text.split(is_python_whitespace).filter(|w| !w.is_empty()).for_each(f);
+                text.split(is_python_whitespace)
+                    .filter(|w| !w.is_empty())
+                    .for_each(f);
                 Ok(())
             }
             PreTokenizer::Regex(re) => {
@@ -63,7 +65,10 @@ mod tests {
     #[test]
     fn whitespace_like_python_split() {
         let p = PreTokenizer::Whitespace;
-        assert_eq!(pieces(&p, "  low\tlower\n\u{3000}newest "), ["low", "lower", "newest"]);
+        assert_eq!(
+            pieces(&p, "  low\tlower\n\u{3000}newest "),
+            ["low", "lower", "newest"]
+        );
         assert!(pieces(&p, " \n ").is_empty());
         assert_eq!(pieces(&p, "a\u{1f}b\u{85}c"), ["a", "b", "c"]);
     }

@@ -151,14 +151,16 @@ struct Candidate {
 impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap pops the greatest: greater count first, then the rule's preferred pair.
-        self.count.cmp(&other.count).then_with(|| match (&self.key, &other.key) {
-            (TieKey::Lexicographic(a1, a2), TieKey::Lexicographic(b1, b2)) => {
-                (b1, b2).cmp(&(a1, a2))
-            }
-            (TieKey::SubwordNmt(a1, a2), TieKey::SubwordNmt(b1, b2)) => (a1, a2).cmp(&(b1, b2)),
-            (TieKey::First(aw, ao), TieKey::First(bw, bo)) => (bw, bo).cmp(&(aw, ao)),
-            _ => Ordering::Equal,
-        })
+        self.count
+            .cmp(&other.count)
+            .then_with(|| match (&self.key, &other.key) {
+                (TieKey::Lexicographic(a1, a2), TieKey::Lexicographic(b1, b2)) => {
+                    (b1, b2).cmp(&(a1, a2))
+                }
+                (TieKey::SubwordNmt(a1, a2), TieKey::SubwordNmt(b1, b2)) => (a1, a2).cmp(&(b1, b2)),
+                (TieKey::First(aw, ao), TieKey::First(bw, bo)) => (bw, bo).cmp(&(aw, ao)),
+                _ => Ordering::Equal,
+            })
     }
 }
 
@@ -194,12 +196,14 @@ impl Trainer<'_> {
     fn candidate(&mut self, pair: Pair, count: u64) -> Option<Candidate> {
         let names = &self.symbols.names;
         let key = match self.config.tie_break {
-            TieBreak::Lexicographic => {
-                TieKey::Lexicographic(names[pair.0 as usize].clone(), names[pair.1 as usize].clone())
-            }
-            TieBreak::SubwordNmt => {
-                TieKey::SubwordNmt(names[pair.0 as usize].clone(), names[pair.1 as usize].clone())
-            }
+            TieBreak::Lexicographic => TieKey::Lexicographic(
+                names[pair.0 as usize].clone(),
+                names[pair.1 as usize].clone(),
+            ),
+            TieBreak::SubwordNmt => TieKey::SubwordNmt(
+                names[pair.0 as usize].clone(),
+                names[pair.1 as usize].clone(),
+            ),
             TieBreak::First => {
                 let (w, o) = self.first_occurrence(pair)?;
                 TieKey::First(w, o)
@@ -264,7 +268,10 @@ impl Trainer<'_> {
     }
 
     fn merge(&mut self, (a, b): Pair) -> u32 {
-        let merged = format!("{}{}", self.symbols.names[a as usize], self.symbols.names[b as usize]);
+        let merged = format!(
+            "{}{}",
+            self.symbols.names[a as usize], self.symbols.names[b as usize]
+        );
         let x = self.symbols.intern(&merged);
         let words = self.where_.remove(&(a, b)).unwrap_or_default();
         self.counts.remove(&(a, b));
@@ -327,9 +334,10 @@ impl Trainer<'_> {
 /// mode always has all 256 bytes.
 fn alphabet(table: &WordTable, rules: &SymbolRules) -> Vec<String> {
     let mut units: Vec<String> = match rules.unit {
-        Unit::Bytes => {
-            crate::symbols::byte_to_unicode().iter().map(|c| c.to_string()).collect()
-        }
+        Unit::Bytes => crate::symbols::byte_to_unicode()
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
         Unit::Chars => {
             let mut seen: FxHashSet<char> = FxHashSet::default();
             for (word, _) in table.iter() {
@@ -343,8 +351,10 @@ fn alphabet(table: &WordTable, rules: &SymbolRules) -> Vec<String> {
     match rules.end_of_word {
         EndOfWord::Separate => units.push(rules.end_of_word_symbol.clone()),
         EndOfWord::Attached => {
-            let suffixed: Vec<String> =
-                units.iter().map(|u| format!("{u}{}", rules.end_of_word_symbol)).collect();
+            let suffixed: Vec<String> = units
+                .iter()
+                .map(|u| format!("{u}{}", rules.end_of_word_symbol))
+                .collect();
             units.extend(suffixed);
         }
         EndOfWord::None => {}
@@ -356,7 +366,11 @@ fn alphabet(table: &WordTable, rules: &SymbolRules) -> Vec<String> {
     units
 }
 
-pub fn train(table: &WordTable, config: &TrainConfig, progress: &mut dyn Progress) -> Result<Trained> {
+pub fn train(
+    table: &WordTable,
+    config: &TrainConfig,
+    progress: &mut dyn Progress,
+) -> Result<Trained> {
     if table.is_empty() {
         return Err(Error::invalid(
             "no words to train on: the input is empty or only whitespace",
@@ -405,7 +419,9 @@ pub fn train(table: &WordTable, config: &TrainConfig, progress: &mut dyn Progres
     let mut new_tokens = 0usize;
     let step = target.map_or(100, |t| (t / 200).max(1));
     while target.is_none_or(|t| new_tokens < t) {
-        let Some(best) = trainer.pop_best() else { break };
+        let Some(best) = trainer.pop_best() else {
+            break;
+        };
         if best.count < config.min_frequency {
             break;
         }
@@ -453,7 +469,10 @@ mod tests {
     }
 
     fn pairs(t: &Trained) -> Vec<(&str, &str)> {
-        t.merges.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+        t.merges
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect()
     }
 
     #[test]

@@ -7,6 +7,7 @@ import ast
 import re
 
 import pytest
+
 import subword
 from subword.cli import main
 from subword.commands.explain import explain_apply, format_table, parse_words

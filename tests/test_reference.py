@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subword.reference import (
     END_OF_WORD,
     TIE_BREAKS,

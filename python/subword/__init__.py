@@ -1,8 +1,8 @@
 """subword: Byte Pair Encoding tokenizers with a Rust core.
 
-    import subword
-    tok = subword.train(["corpus.txt"], vocab_size=8000)
-    ids = tok.encode("some text"); tok.decode(ids)
+import subword
+tok = subword.train(["corpus.txt"], vocab_size=8000)
+ids = tok.encode("some text"); tok.decode(ids)
 """
 
 from subword._core import __version__

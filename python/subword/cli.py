@@ -7,14 +7,22 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 
 class UsageError(Exception):
     """An error in what the user gave; printed as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line (the full usage stays available with --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="subword",
         description="Byte Pair Encoding: train vocabularies, tokenize, explain, compress.",
     )
@@ -41,7 +49,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ValueError, OSError, UnicodeError, KeyError) as exc:
         print(f"subword {args.command}: error: {exc}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -142,7 +142,9 @@ def assemble(
     return ModelSpec(config=config, vocab=vocab, merges=list(merges), special_tokens=special_ids)
 
 
-def count_source(counter: _core.WordCounter, source: Source, *, errors: str, show_progress: bool) -> str:
+def count_source(
+    counter: _core.WordCounter, source: Source, *, errors: str, show_progress: bool
+) -> str:
     """Feeds `source` to the counter; returns a short description of it for the record."""
     if isinstance(source, (str, os.PathLike)):
         source = [source]

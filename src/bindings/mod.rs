@@ -25,7 +25,10 @@ pub(crate) fn to_py_err(err: Error) -> PyErr {
 }
 
 fn normalizer(normalization: Option<&str>, lowercase: bool) -> PyResult<Normalizer> {
-    let form = normalization.map(Form::parse).transpose().map_err(to_py_err)?;
+    let form = normalization
+        .map(Form::parse)
+        .transpose()
+        .map_err(to_py_err)?;
     Ok(Normalizer { form, lowercase })
 }
 
@@ -61,7 +64,10 @@ impl WordCounter {
     #[pyo3(signature = (normalization=None, lowercase=false, pattern=None))]
     fn new(normalization: Option<&str>, lowercase: bool, pattern: Option<&str>) -> PyResult<Self> {
         Ok(WordCounter {
-            inner: Counter::new(normalizer(normalization, lowercase)?, pre_tokenizer(pattern)?),
+            inner: Counter::new(
+                normalizer(normalization, lowercase)?,
+                pre_tokenizer(pattern)?,
+            ),
         })
     }
 
@@ -108,9 +114,15 @@ impl WordCounter {
     }
 
     fn words(&self) -> Vec<(String, u64)> {
-        self.inner.table.iter().map(|(w, c)| (w.to_string(), c)).collect()
+        self.inner
+            .table
+            .iter()
+            .map(|(w, c)| (w.to_string(), c))
+            .collect()
     }
 }
+
+type Merges = Vec<(String, String)>;
 
 /// Learns merges from a counter's table; returns (alphabet, merges).
 #[pyfunction]
@@ -129,7 +141,7 @@ fn train(
     tie_break: &str,
     reserved: usize,
     show_progress: bool,
-) -> PyResult<(Vec<String>, Vec<(String, String)>)> {
+) -> PyResult<(Vec<String>, Merges)> {
     let config = TrainConfig {
         rules: symbol_rules(unit, end_of_word, end_of_word_symbol)?,
         num_merges,
@@ -209,7 +221,11 @@ impl PyModel {
             merge_rule: match merge_rule {
                 "merges" => MergeRule::Merges,
                 "ranks" => MergeRule::Ranks,
-                other => return Err(PyValueError::new_err(format!("unknown merge_rule {other:?}"))),
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "unknown merge_rule {other:?}"
+                    )))
+                }
             },
             ignore_merges,
             unknown: unk_id.map_or(Unknown::Error, Unknown::Unk),
@@ -221,9 +237,15 @@ impl PyModel {
     }
 
     #[pyo3(signature = (text, specials=None))]
-    fn encode(&self, py: Python<'_>, text: &str, specials: Option<&Specials>) -> PyResult<Vec<u32>> {
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        specials: Option<&Specials>,
+    ) -> PyResult<Vec<u32>> {
         let matcher = specials.map(|s| &s.inner);
-        py.detach(|| self.inner.encode(text, matcher)).map_err(to_py_err)
+        py.detach(|| self.inner.encode(text, matcher))
+            .map_err(to_py_err)
     }
 
     #[pyo3(signature = (texts, specials=None, num_threads=None))]

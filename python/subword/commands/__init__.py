@@ -9,10 +9,9 @@ import importlib
 COMMAND_MODULES = (
     "demo",
     "train",
-    "encode",
-    "decode",
+    "encode",  # encode and decode
     "explain",
-    "compress",
+    "compress",  # compress and decompress
 )
 
 

@@ -57,6 +57,8 @@ def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{name}: not UTF-8 text at byte {exc.start}") from None
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{name}: no such file") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -67,12 +69,12 @@ def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:
 
 
 def _fail(name: str, field: str, problem: str) -> ValueError:
-    return ValueError(f"{name}: field {field!r}: {problem}")
+    return ValueError(f"{name}: field {field}: {problem}")
 
 
 def spec_from_document(doc: Any, name: str) -> ModelSpec:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ValueError(f"{name}: not a subword model file (no \"format\": \"{FORMAT}\")")
+        raise ValueError(f'{name}: not a subword model file (no "format": "{FORMAT}")')
     version = doc.get("version")
     if version != VERSION:
         raise _fail(name, "version", f"{version!r} is not supported (this subword reads {VERSION})")
@@ -115,7 +117,9 @@ def _read_ids(raw: Any, name: str, field: str) -> dict[str, int]:
     seen: dict[int, str] = {}
     for token, id_ in raw.items():
         if not isinstance(id_, int) or isinstance(id_, bool) or id_ < 0:
-            raise _fail(name, f"{field}[{token!r}]", f"id must be a non-negative integer, got {id_!r}")
+            raise _fail(
+                name, f"{field}[{token!r}]", f"id must be a non-negative integer, got {id_!r}"
+            )
         if id_ in seen:
             raise _fail(name, f"{field}[{token!r}]", f"id {id_} is also {seen[id_]!r}")
         seen[id_] = token

@@ -1,0 +1,86 @@
+"""`subword encode` and `subword decode`: line by line, files or stdin to a file or stdout."""
+
+from __future__ import annotations
+
+import argparse
+
+from subword.cli import UsageError
+from subword.commands._io import output, read_lines
+
+_BATCH = 2048  # lines encoded per parallel batch
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    enc = subparsers.add_parser(
+        "encode",
+        help="text → ids (or tokens), one output line per input line",
+        description="Encode each input line; prints the ids (or tokens with --tokens) "
+        "separated by spaces.",
+    )
+    enc.add_argument("inputs", nargs="*", metavar="FILE", help="text files; none or - = stdin")
+    enc.add_argument("-m", "--model", required=True, help="model file")
+    enc.add_argument("-o", "--output", metavar="FILE", help="output file (default stdout)")
+    enc.add_argument("--tokens", action="store_true", help="print tokens instead of ids")
+    enc.add_argument(
+        "--allow-special", action="store_true", help="encode special tokens found in the text"
+    )
+    enc.add_argument("--errors", choices=("strict", "replace"), default="strict")
+    enc.set_defaults(func=run_encode)
+
+    dec = subparsers.add_parser(
+        "decode",
+        help="ids → text, one output line per input line",
+        description="Decode each input line of space-separated ids back to text.",
+    )
+    dec.add_argument("inputs", nargs="*", metavar="FILE", help="id files; none or - = stdin")
+    dec.add_argument("-m", "--model", required=True, help="model file")
+    dec.add_argument("-o", "--output", metavar="FILE", help="output file (default stdout)")
+    dec.set_defaults(func=run_decode)
+
+
+def _batches(lines, size):
+    batch = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def run_encode(args: argparse.Namespace) -> int:
+    import subword
+
+    tok = subword.load(args.model)
+    allowed = "all" if args.allow_special else frozenset()
+    disallowed = "all" if not args.allow_special else ()
+    with output(args.output) as out:
+        for batch in _batches(read_lines(args.inputs, args.errors), _BATCH):
+            encoded = tok.encode_batch(
+                batch, allowed_special=allowed, disallowed_special=disallowed
+            )
+            for ids in encoded:
+                if args.tokens:
+                    out.write(" ".join(tok.id_to_token(i) or "" for i in ids) + "\n")
+                else:
+                    out.write(" ".join(map(str, ids)) + "\n")
+    return 0
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    import subword
+
+    tok = subword.load(args.model)
+    with output(args.output) as out:
+        for number, line in enumerate(read_lines(args.inputs), 1):
+            try:
+                ids = [int(x) for x in line.split()]
+            except ValueError:
+                raise UsageError(f"line {number}: expected space-separated integer ids") from None
+            try:
+                text = tok.decode(ids)
+            except ValueError as exc:
+                raise UsageError(f"line {number}: {exc}") from None
+            out.write(text + "\n")
+    return 0

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the tests need (a virtualenv in .venv with the package built from this
+# checkout, its test extras and the peer libraries used as oracles) and runs every check:
+# formatting, lints, Rust tests, Python tests. Used by .ci/run and the README.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+VENV=${SUBWORD_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$VENV"
+fi
+PY="$VENV/bin/python"
+"$PY" -m pip install --quiet --upgrade pip
+# Builds the Rust core (release) and installs the package with its test dependencies.
+"$PY" -m pip install --quiet ".[test]"
+
+echo "== format and lint"
+cargo fmt --all -- --check
+cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --features python -- -D warnings
+"$VENV/bin/ruff" check .
+"$VENV/bin/ruff" format --check .
+
+echo "== cargo test"
+cargo test --quiet
+
+echo "== pytest"
+# Run from tests' parent with the installed package (not the source tree) on the path.
+"$PY" -m pytest -q -p no:cacheprovider "$@"

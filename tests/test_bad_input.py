@@ -1,0 +1,133 @@
+"""Bad input gets a clear error naming what and where: never a panic or a wrong result."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+import subword
+
+
+def test_empty_corpus(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    blank = tmp_path / "blank.txt"
+    blank.write_text("  \n\t\n")
+    for source in ([str(empty)], [str(blank)], {}, iter([])):
+        with pytest.raises(ValueError, match="no words to train on"):
+            subword.train(source, num_merges=10)
+
+
+def test_vocab_size_below_alphabet():
+    with pytest.raises(ValueError, match=r"vocab_size 3 is below the alphabet.*at least 6"):
+        subword.train({"abc": 2, "cd": 1}, vocab_size=3)  # a b c d </w> + <unk>
+
+
+def test_invalid_utf8_names_file_and_byte(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"first line\nsecond \xc3\x28 line\n")
+    with pytest.raises(ValueError, match=r"bad\.txt: invalid UTF-8 at byte 18 \(line 2\)"):
+        subword.train([str(bad)], num_merges=5)
+    tok = subword.train([str(bad)], num_merges=5, errors="replace", min_frequency=1)
+    assert "\ufffd" in tok.alphabet
+
+
+def test_invalid_utf8_inside_gzip_names_decompressed_offset(tmp_path):
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_bytes(gzip.compress(b"ok\n\xff\n"))
+    with pytest.raises(ValueError, match="invalid UTF-8 at byte 3 of the decompressed data"):
+        subword.train([str(bad)], num_merges=5)
+
+
+def test_truncated_gzip(tmp_path):
+    data = gzip.compress(b"low lower newest widest\n" * 2000)
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="cut.txt.gz: corrupt or truncated gzip"):
+        subword.train([str(cut)], num_merges=5)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.txt: no such file"):
+        subword.train([str(tmp_path / "nope.txt")], num_merges=5)
+    with pytest.raises(FileNotFoundError):
+        subword.load(tmp_path / "nope.json")
+
+
+def test_bad_word_table_and_options():
+    with pytest.raises(ValueError, match="'low'"):
+        subword.train({"low": -1}, num_merges=1)
+    with pytest.raises(ValueError, match="tie_break"):
+        subword.train({"low": 1}, num_merges=1, tie_break="random")
+    with pytest.raises(ValueError, match="end_of_word"):
+        subword.train({"low": 1}, num_merges=1, end_of_word="sometimes")
+    with pytest.raises(TypeError):
+        subword.train(42, num_merges=1)
+
+
+@pytest.fixture()
+def model_file(tmp_path):
+    tok = subword.train({"low": 5, "lower": 2, "newest": 6}, num_merges=8, min_frequency=1)
+    path = tmp_path / "model.json"
+    tok.save(path)
+    return path
+
+
+def test_model_file_with_invalid_json_names_the_line(model_file):
+    lines = model_file.read_text().splitlines()
+    lines[7] = lines[7] + " oops"
+    model_file.write_text("\n".join(lines))
+    with pytest.raises(ValueError, match=r"model.json: line 8 column \d+: invalid JSON"):
+        subword.load(model_file)
+
+
+def test_model_file_with_bad_fields_names_the_field(model_file):
+    doc = json.loads(model_file.read_text())
+    cases = [
+        ("merges", [["l", "o"], ["lo"]], r"field merges\[1\]: expected a pair of strings"),
+        ("merges", [["q", "z"]], r"field merges\[0\]: 'qz' is not in the vocab"),
+        ("version", 99, "field version: 99 is not supported"),
+        ("vocab", {"a": "x"}, r"field vocab\['a'\]: id must be"),
+        ("config", {**doc["config"], "kind": "unicorn"}, "field config: kind='unicorn'"),
+        ("config", {**doc["config"], "colour": 1}, "field config.colour: unknown setting"),
+    ]
+    for field, value, message in cases:
+        broken = {**doc, field: value}
+        model_file.write_text(json.dumps(broken))
+        with pytest.raises(ValueError, match=message):
+            subword.load(model_file)
+    del doc["merges"]
+    model_file.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="field merges: missing"):
+        subword.load(model_file)
+    model_file.write_text('{"format": "other"}')
+    with pytest.raises(ValueError, match="not a subword model file"):
+        subword.load(model_file)
+
+
+def test_unknown_characters_unk_or_error():
+    tok = subword.train({"low": 5, "lower": 2}, num_merges=4, min_frequency=1)
+    assert tok.tokenize("lox") == ["lo", "<unk>", "</w>"]
+    strict = subword.train({"low": 5, "lower": 2}, num_merges=4, min_frequency=1, unknown="error")
+    with pytest.raises(ValueError, match=r"unknown character 'x' \(U\+0078\) at character 6"):
+        strict.encode("low lox")
+
+
+def test_decode_rejects_ids_outside_the_vocabulary():
+    tok = subword.train({"low": 5}, num_merges=2, min_frequency=1)
+    with pytest.raises(ValueError, match="id 999 at position 1 is not in the vocabulary"):
+        tok.decode([1, 999])
+
+
+def test_nul_mixed_newlines_combining_marks_and_non_bmp():
+    text = "a\0b\r\nc\rd\ne\u0301 \U0001f600x"
+    tok = subword.train(iter([text] * 3), num_merges=20, min_frequency=1)
+    assert tok.decode(tok.encode(text)) == " ".join(text.split())
+
+
+def test_one_character_repeated_long_is_linear_enough():
+    word = "a" * 1_000_000
+    tok = subword.train({"aaaaaaaa": 10}, num_merges=3, min_frequency=1, end_of_word="none")
+    assert tok.tokenize(word) == ["aaaaaaaa"] * (len(word) // 8)
