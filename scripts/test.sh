@@ -19,8 +19,9 @@ echo "== format and lint"
 cargo fmt --all -- --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --features python -- -D warnings
-"$VENV/bin/ruff" check .
-"$VENV/bin/ruff" format --check .
+PY_DIRS=$(ls -d python tests benchmarks examples 2>/dev/null)
+"$VENV/bin/ruff" check $PY_DIRS
+"$VENV/bin/ruff" format --check $PY_DIRS
 
 echo "== cargo test"
 cargo test --quiet
