@@ -19,7 +19,7 @@ echo "== format and lint"
 cargo fmt --all -- --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --features python -- -D warnings
-PY_DIRS=$(ls -d python tests benchmarks examples 2>/dev/null)
+PY_DIRS=$(ls -d python tests benchmarks examples 2>/dev/null || true)
 "$VENV/bin/ruff" check $PY_DIRS
 "$VENV/bin/ruff" format --check $PY_DIRS
 
