@@ -272,6 +272,21 @@ impl PyModel {
         result.map_err(to_py_err)
     }
 
+    /// Encodes pieces that were pre-tokenized by the caller (no normalization, no
+    /// pre-tokenization, no special tokens): one list of ids per piece.
+    fn encode_pieces(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<Vec<Vec<u32>>> {
+        py.detach(|| {
+            pieces
+                .iter()
+                .map(|p| {
+                    let mut out = Vec::new();
+                    self.inner.encode_piece(p, &mut out).map(|_| out)
+                })
+                .collect::<crate::error::Result<Vec<_>>>()
+        })
+        .map_err(to_py_err)
+    }
+
     fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = self.inner.decode_bytes(&ids).map_err(to_py_err)?;
         Ok(PyBytes::new(py, &bytes))
