@@ -8,7 +8,7 @@ import os
 from collections.abc import Collection, Iterable, Sequence
 from typing import Literal
 
-from subword import _core
+from subword import _core, pretokenizers
 from subword.config import ModelSpec, TokenizerConfig
 
 SpecialSet = Collection[str] | Literal["all"]
@@ -23,6 +23,14 @@ def resolve_pattern(name: str) -> str | None:
     except ImportError:  # pragma: no cover - the formats module ships with the package
         return name
     return resolve(name)
+
+
+def _split_specials(text: str, tokens: list[str]) -> list[str]:
+    """`text` cut around the special tokens it contains (longest first at each place)."""
+    import re
+
+    pattern = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
+    return [part for part in re.split(f"({pattern})", text) if part]
 
 
 class Tokenizer:
@@ -52,6 +60,9 @@ class Tokenizer:
             unk_id=unk_id if config.unknown == "unk" else None,
         )
         self._id_to_token = dict(self._core.id_to_token())
+        self._python_pre_tokenizer = pretokenizers.get(config)
+        if self._python_pre_tokenizer is not None:
+            self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._specials_cache: dict[frozenset[str], _core.Specials] = {}
 
     # --- what the model is -------------------------------------------------------------
@@ -138,11 +149,30 @@ class Tokenizer:
         `allowed_special` are encoded as themselves; finding one of `disallowed_special`
         (by default every special token not allowed) raises ValueError."""
         matcher = self._specials_for(text, allowed_special, disallowed_special)
+        if self._python_pre_tokenizer is not None:
+            return self._encode_python_pieces(text, matcher)
         return self._core.encode(text, matcher)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
+        if self._python_pre_tokenizer is not None:
+            return self._encode_python_pieces(text, None)
         return self._core.encode(text, None)
+
+    def _encode_python_pieces(self, text: str, matcher) -> list[int]:
+        """Encoding when pre-tokenization runs in Python: special tokens are split off
+        first, the rest is normalized, split into pieces, and each piece encoded."""
+        ids: list[int] = []
+        specials = self._spec.special_tokens
+        parts = [text] if matcher is None else _split_specials(text, matcher.tokens())
+        for part in parts:
+            if matcher is not None and part in specials and part in matcher.tokens():
+                ids.append(specials[part])
+                continue
+            pieces = self._python_pre_tokenizer.pieces(self._normalizer.normalize(part))
+            for piece_ids in self._core.encode_pieces(pieces):
+                ids.extend(piece_ids)
+        return ids
 
     def encode_batch(
         self,
@@ -159,12 +189,14 @@ class Tokenizer:
             matcher = self._specials_for(text, allowed_special, disallowed_special)
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        if self._python_pre_tokenizer is not None:
+            return [self._encode_python_pieces(t, matcher) for t in texts]
         return self._core.encode_batch(texts, matcher, num_threads)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (what `encode` gives, before ids)."""
         to_token = self._id_to_token
-        return [to_token[i] for i in self._core.encode(text, None)]
+        return [to_token[i] for i in self.encode_ordinary(text)]
 
     # --- decoding ----------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:

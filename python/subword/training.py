@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Union
 
-from subword import _core
+from subword import _core, pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
 from subword.tokenizer import Tokenizer, resolve_pattern
 
@@ -81,10 +81,21 @@ def train(
         raise ValueError("unknown='unk' needs an unk_token; pass unknown='error' to have none")
     progress = sys.stderr.isatty() if show_progress is None else show_progress
 
-    counter = _core.WordCounter(
-        normalization=normalization, lowercase=lowercase, pattern=resolve_pattern(pre_tokenizer)
-    )
-    described = count_source(counter, source, errors=errors, show_progress=progress)
+    python_pre_tokenizer = pretokenizers.get(config)
+    if python_pre_tokenizer is None:
+        counter = _core.WordCounter(
+            normalization=normalization, lowercase=lowercase, pattern=resolve_pattern(pre_tokenizer)
+        )
+        described = count_source(counter, source, errors=errors, show_progress=progress)
+    else:
+        counter = _core.WordCounter()
+        texts = _texts_of(source, errors)
+        described = count_source(
+            _PiecesCounter(counter, python_pre_tokenizer, config),
+            texts,
+            errors=errors,
+            show_progress=progress,
+        )
     reserved = [config.unk_token] if config.kind == "classic" and config.unk_token else []
     reserved += [s for s in specials if s not in reserved]
     alphabet, merges = _core.train(
@@ -109,6 +120,52 @@ def train(
         "vocab_size": vocab_size,
     }
     return Tokenizer(spec, training=record)
+
+
+class _PiecesCounter:
+    """Feeds texts through a Python pre-tokenizer (after the core's normalization) into a
+    counter, as words."""
+
+    def __init__(self, counter, pre_tokenizer, config: TokenizerConfig) -> None:
+        self._counter = counter
+        self._pre_tokenizer = pre_tokenizer
+        self._normalize = _core.Normalizer(config.normalization, config.lowercase)
+
+    def add_texts(self, texts: list[str]) -> None:
+        pieces: list[str] = []
+        for text in self._normalize.normalize_batch(texts):
+            pieces.extend(self._pre_tokenizer.pieces(text))
+        self._counter.add_words(pieces)
+
+
+def _texts_of(source: Source, errors: str) -> Iterable[str]:
+    """Texts of a source for Python-side pre-tokenization: files line by line."""
+    if isinstance(source, (str, os.PathLike)):
+        source = [source]
+    if isinstance(source, (list, tuple)):
+        return (line for path in source for line in _read_lines(path, errors))
+    if isinstance(source, Mapping):
+        raise ValueError("a word table is already pre-tokenized: use the default pre_tokenizer")
+    return source
+
+
+def _read_lines(path, errors: str):
+    import gzip
+
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    opener = gzip.open if gz else open
+    offset = 0
+    with opener(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                yield raw.decode("utf-8", errors)
+            except UnicodeDecodeError as exc:
+                raise ValueError(
+                    f"{path}: invalid UTF-8 at byte {offset + exc.start} (line {number}); "
+                    'convert the file to UTF-8 or pass errors="replace"'
+                ) from None
+            offset += len(raw)
 
 
 def assemble(

@@ -52,6 +52,37 @@ fn symbol_rules(unit: &str, end_of_word: &str, end_of_word_symbol: &str) -> PyRe
     })
 }
 
+/// The normalizer alone, for pre-tokenizers that run in Python.
+#[pyclass(module = "subword._core", frozen, name = "Normalizer")]
+struct PyNormalizer {
+    inner: Normalizer,
+}
+
+#[pymethods]
+impl PyNormalizer {
+    #[new]
+    #[pyo3(signature = (normalization=None, lowercase=false))]
+    fn new(normalization: Option<&str>, lowercase: bool) -> PyResult<Self> {
+        Ok(PyNormalizer {
+            inner: normalizer(normalization, lowercase)?,
+        })
+    }
+
+    fn normalize(&self, text: &str) -> String {
+        self.inner.normalize(text).into_owned()
+    }
+
+    fn normalize_batch(&self, texts: Vec<String>) -> Vec<String> {
+        if self.inner.is_identity() {
+            return texts;
+        }
+        texts
+            .iter()
+            .map(|t| self.inner.normalize(t).into_owned())
+            .collect()
+    }
+}
+
 /// A streaming word table: normalizes and pre-tokenizes what it is given, and counts.
 #[pyclass(module = "subword._core")]
 struct WordCounter {
@@ -103,6 +134,13 @@ impl WordCounter {
             result
         })
         .map_err(to_py_err)
+    }
+
+    /// Counts each item as one word (for pieces pre-tokenized by the caller).
+    fn add_words(&mut self, words: Vec<String>) {
+        for w in &words {
+            self.inner.table.add(w, 1);
+        }
     }
 
     fn add_word(&mut self, word: &str, count: u64) {
@@ -174,6 +212,7 @@ fn train(
 #[pyclass(module = "subword._core", frozen)]
 struct Specials {
     inner: SpecialMatcher,
+    tokens: Vec<String>,
 }
 
 #[pymethods]
@@ -181,9 +220,17 @@ impl Specials {
     #[new]
     fn new(tokens: Vec<(String, u32)>) -> PyResult<Self> {
         match SpecialMatcher::new(&tokens).map_err(to_py_err)? {
-            Some(inner) => Ok(Specials { inner }),
+            Some(inner) => Ok(Specials {
+                inner,
+                tokens: tokens.into_iter().map(|(t, _)| t).collect(),
+            }),
             None => Err(PyValueError::new_err("no special tokens given")),
         }
+    }
+
+    /// The special tokens this set recognises.
+    fn tokens(&self) -> Vec<String> {
+        self.tokens.clone()
     }
 }
 
@@ -303,6 +350,7 @@ impl PyModel {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<PyNormalizer>()?;
     m.add_class::<WordCounter>()?;
     m.add_class::<Specials>()?;
     m.add_class::<PyModel>()?;
