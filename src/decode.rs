@@ -3,15 +3,23 @@
 //! space); the caller turns bytes into a string with the UTF-8 error policy it chose.
 
 use crate::error::{Error, Result};
-use crate::model::Model;
+use crate::model::{Algorithm, Model};
 use crate::symbols::Unit;
 
 impl Model {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(ids.len() * 4);
+        let greedy = matches!(self.config.algorithm, Algorithm::Greedy { .. });
         for (i, &id) in ids.iter().enumerate() {
             match self.token_bytes.get(id as usize) {
-                Some(bytes) if !self.tokens[id as usize].is_empty() => out.extend_from_slice(bytes),
+                Some(bytes) if !self.tokens[id as usize].is_empty() => {
+                    // Greedy models mark continuations instead of word ends: a word starts
+                    // at every other token.
+                    if greedy && i > 0 && !self.continuation[id as usize] {
+                        out.push(b' ');
+                    }
+                    out.extend_from_slice(bytes)
+                }
                 _ => {
                     return Err(Error::invalid(format!(
                         "id {id} at position {i} is not in the vocabulary (ids go up to {})",

@@ -29,6 +29,16 @@ pub enum Unknown {
     Error,
 }
 
+/// How a word is cut into tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Apply merges by rank (standard BPE).
+    Bpe,
+    /// Greedy longest match against the vocabulary at each position (seed 003); pieces
+    /// after the first of a word use their continuation form, `prefix` + token.
+    Greedy { prefix: String },
+}
+
 #[derive(Debug, Clone)]
 pub struct ModelConfig {
     pub normalizer: Normalizer,
@@ -37,6 +47,7 @@ pub struct ModelConfig {
     pub merge_rule: MergeRule,
     pub ignore_merges: bool,
     pub unknown: Unknown,
+    pub algorithm: Algorithm,
 }
 
 #[derive(Debug, Clone)]
@@ -60,6 +71,12 @@ pub struct Model {
     pub(crate) piece_ids: FxHashMap<Vec<u8>, u32>,
     /// id → the text bytes it decodes to (end-of-word markers become a space).
     pub(crate) token_bytes: Vec<Vec<u8>>,
+    /// Greedy matching: plain token text → (id, continuation id), and the longest token
+    /// in characters.
+    pub(crate) greedy: FxHashMap<String, (u32, u32)>,
+    pub(crate) greedy_max_chars: usize,
+    /// id → whether it is a continuation token (greedy models), for decoding.
+    pub(crate) continuation: Vec<bool>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -109,11 +126,58 @@ impl Model {
             end_id: None,
             piece_ids: FxHashMap::default(),
             token_bytes: Vec::new(),
+            greedy: FxHashMap::default(),
+            greedy_max_chars: 0,
+            continuation: Vec::new(),
         };
+        model.build_greedy()?;
         model.build_merges(merges)?;
         model.build_initial_ids()?;
         model.build_token_bytes()?;
         Ok(model)
+    }
+
+    fn build_greedy(&mut self) -> Result<()> {
+        let Algorithm::Greedy { prefix } = &self.config.algorithm else {
+            return Ok(());
+        };
+        if self.config.rules.end_of_word != EndOfWord::None || self.config.rules.unit != Unit::Chars
+        {
+            return Err(Error::invalid(
+                "greedy matching works on classic models without an end-of-word symbol \
+                 (kind=\"classic\", end_of_word=\"none\")",
+            ));
+        }
+        self.continuation = vec![false; self.tokens.len()];
+        let unk = match self.config.unknown {
+            Unknown::Unk(id) => Some(id),
+            Unknown::Error => None,
+        };
+        for (token, &id) in &self.vocab {
+            if Some(id) == unk {
+                continue;
+            }
+            if let Some(stem) = token.strip_prefix(prefix.as_str()) {
+                if !stem.is_empty() && self.vocab.contains_key(stem) {
+                    self.continuation[id as usize] = true;
+                    continue;
+                }
+            }
+            let cont = self
+                .vocab
+                .get(&format!("{prefix}{token}"))
+                .copied()
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "greedy model: token {token:?} has no continuation form {:?} in the \
+                     vocabulary",
+                        format!("{prefix}{token}")
+                    ))
+                })?;
+            self.greedy_max_chars = self.greedy_max_chars.max(token.chars().count());
+            self.greedy.insert(token.clone(), (id, cont));
+        }
+        Ok(())
     }
 
     fn build_merges(&mut self, merges: &[(String, String)]) -> Result<()> {
@@ -226,6 +290,13 @@ impl Model {
                 bytes.push(b' ');
             }
             out.push(bytes);
+        }
+        if let Algorithm::Greedy { prefix } = &self.config.algorithm {
+            for (id, bytes) in out.iter_mut().enumerate() {
+                if self.continuation.get(id) == Some(&true) {
+                    bytes.drain(..prefix.len());
+                }
+            }
         }
         for (token, id) in &self.specials {
             out[*id as usize] = token.as_bytes().to_vec();

@@ -11,6 +11,7 @@ TIE_BREAKS = ("lexicographic", "first", "subword-nmt")
 UNKNOWN = ("unk", "error")
 NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd")
 MERGE_RULES = ("merges", "ranks")
+ALGORITHMS = ("bpe", "greedy")
 
 
 def _check_choice(name: str, value: object, choices: tuple) -> None:
@@ -36,6 +37,9 @@ class TokenizerConfig:
         (tiktoken). Both merge one lowest-rank pair at a time, leftmost first.
     ignore_merges: a pre-token that is itself a token is emitted whole (tiktoken, HF's
         `ignore_merges`).
+    algorithm: "bpe" applies merges; "greedy" takes the longest vocabulary entry at each
+        position (seed 003), later pieces of a word in their continuation form
+        (`continuation_prefix` + token, "##" by default); needs end_of_word="none".
     """
 
     kind: str = "classic"
@@ -48,6 +52,8 @@ class TokenizerConfig:
     unknown: str = "unk"
     merge_rule: str = "merges"
     ignore_merges: bool = False
+    algorithm: str = "bpe"
+    continuation_prefix: str = "##"
 
     def __post_init__(self) -> None:
         _check_choice("kind", self.kind, KINDS)
@@ -55,6 +61,15 @@ class TokenizerConfig:
         _check_choice("end_of_word", self.end_of_word, END_OF_WORD)
         _check_choice("unknown", self.unknown, UNKNOWN)
         _check_choice("merge_rule", self.merge_rule, MERGE_RULES)
+        _check_choice("algorithm", self.algorithm, ALGORITHMS)
+        if self.algorithm == "greedy":
+            if not self.continuation_prefix:
+                raise ValueError("continuation_prefix must not be empty for greedy matching")
+            if self.kind != "classic" or self.end_of_word != "none":
+                raise ValueError(
+                    "algorithm='greedy' needs kind='classic' and end_of_word='none' "
+                    "(continuation prefixes mark the words instead)"
+                )
         if self.end_of_word != "none" and not self.end_of_word_symbol:
             raise ValueError("end_of_word_symbol must not be empty")
 

@@ -25,6 +25,20 @@ def resolve_pattern(name: str) -> str | None:
     return resolve(name)
 
 
+def with_continuations(spec: ModelSpec) -> ModelSpec:
+    """A greedy model's vocabulary holds every token twice: as it starts a word, and in its
+    continuation form (`##est`), which gets a new id after all others."""
+    prefix = spec.config.continuation_prefix
+    vocab = dict(spec.vocab)
+    next_id = max([*vocab.values(), *spec.special_tokens.values()], default=-1) + 1
+    plain = [t for t in vocab if not (t.startswith(prefix) and t[len(prefix) :] in vocab)]
+    for token in plain:
+        if token != spec.config.unk_token and prefix + token not in vocab:
+            vocab[prefix + token] = next_id
+            next_id += 1
+    return ModelSpec(spec.config, vocab, list(spec.merges), dict(spec.special_tokens))
+
+
 def _split_specials(text: str, tokens: list[str]) -> list[str]:
     """`text` cut around the special tokens it contains (longest first at each place)."""
     import re
@@ -37,6 +51,8 @@ class Tokenizer:
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
     def __init__(self, spec: ModelSpec, training: dict | None = None) -> None:
+        if spec.config.algorithm == "greedy":
+            spec = with_continuations(spec)
         self._spec = spec
         self.training = dict(training or {})
         config = spec.config
@@ -58,6 +74,7 @@ class Tokenizer:
             merge_rule=config.merge_rule,
             ignore_merges=config.ignore_merges,
             unk_id=unk_id if config.unknown == "unk" else None,
+            greedy_prefix=config.continuation_prefix if config.algorithm == "greedy" else None,
         )
         self._id_to_token = dict(self._core.id_to_token())
         self._python_pre_tokenizer = pretokenizers.get(config)
@@ -144,13 +161,27 @@ class Tokenizer:
         *,
         allowed_special: SpecialSet = frozenset(),
         disallowed_special: SpecialSet = "all",
+        dropout: float | None = None,
+        seed: int = 0,
     ) -> list[int]:
         """Token ids of `text`. Special tokens follow tiktoken's rules: those in
         `allowed_special` are encoded as themselves; finding one of `disallowed_special`
-        (by default every special token not allowed) raises ValueError."""
+        (by default every special token not allowed) raises ValueError.
+
+        dropout: BPE-dropout — each merge is skipped with this probability when its turn
+        comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
+        symbols."""
         matcher = self._specials_for(text, allowed_special, disallowed_special)
         if self._python_pre_tokenizer is not None:
+            if dropout:
+                raise ValueError("dropout is not available with a Python pre-tokenizer")
             return self._encode_python_pieces(text, matcher)
+        if dropout is not None:
+            if not 0.0 <= dropout <= 1.0:
+                raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+            if seed < 0:
+                raise ValueError(f"seed must be >= 0, got {seed}")
+            return self._core.encode(text, matcher, float(dropout), seed)
         return self._core.encode(text, matcher)
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -211,6 +242,21 @@ class Tokenizer:
         return [self.decode(ids, errors) for ids in batch]
 
     # --- persistence -------------------------------------------------------------------
+    def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
+        """Writes the plain vocabulary, one token a line in id order (seed 003's vocab.txt;
+        continuation forms and special tokens left out)."""
+        from subword.formats.native import atomic_write_text
+
+        prefix = self.config.continuation_prefix if self.config.algorithm == "greedy" else None
+        plain = sorted(self._spec.vocab.items(), key=lambda item: item[1])
+        lines = [
+            t
+            for t, _ in plain
+            if t != self.config.unk_token
+            and not (prefix and t.startswith(prefix) and t[len(prefix) :] in self._spec.vocab)
+        ]
+        atomic_write_text(path, "".join(t + "\n" for t in lines))
+
     def save(self, path: str | os.PathLike[str], format: str = "native") -> None:
         """Writes the model; see `subword.save_formats` for what each format can hold."""
         from subword.formats.native import write_native

@@ -33,6 +33,8 @@ def train(
     special_tokens: Iterable[str] = (),
     unk_token: str | None = "<unk>",
     unknown: str = "unk",
+    algorithm: str = "bpe",
+    continuation_prefix: str = "##",
     pre_tokenizer: str | None = None,
     normalization: str | None = None,
     lowercase: bool = False,
@@ -51,6 +53,9 @@ def train(
         tokens + alphabet + merged tokens) reaches that size; both: whichever comes first;
         neither: merge while some pair occurs `min_frequency` times.
     tie_break: "lexicographic" (default), "first" or "subword-nmt"; see the README.
+    algorithm: "bpe" (apply merges) or "greedy" (longest match with "##" continuation
+        pieces, seed 003; end_of_word defaults to "none"). A greedy model's vocabulary
+        also holds the continuation form of each token; `vocab_size` counts the plain ones.
     errors: "strict" (invalid UTF-8 in a file is an error naming the file and byte) or
         "replace".
     """
@@ -64,7 +69,7 @@ def train(
         show_progress=show_progress,
     )
     if end_of_word is None:
-        end_of_word = "separate" if kind == "classic" else "none"
+        end_of_word = "separate" if kind == "classic" and algorithm == "bpe" else "none"
     if pre_tokenizer is None:
         pre_tokenizer = "whitespace" if kind == "classic" else "gpt2"
     config = TokenizerConfig(
@@ -76,6 +81,8 @@ def train(
         end_of_word_symbol=end_of_word_symbol,
         unk_token=unk_token if kind == "classic" else None,
         unknown=unknown if kind == "classic" else "unk",
+        algorithm=algorithm,
+        continuation_prefix=continuation_prefix,
     )
     if config.kind == "classic" and config.unknown == "unk" and not config.unk_token:
         raise ValueError("unknown='unk' needs an unk_token; pass unknown='error' to have none")
@@ -96,7 +103,8 @@ def train(
             errors=errors,
             show_progress=progress,
         )
-    reserved = [config.unk_token] if config.kind == "classic" and config.unk_token else []
+    with_unk = config.kind == "classic" and config.unknown == "unk" and config.unk_token
+    reserved = [config.unk_token] if with_unk else []
     reserved += [s for s in specials if s not in reserved]
     alphabet, merges = _core.train(
         counter,

@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 use crate::count::{Counter, Utf8Errors};
 use crate::encode::SpecialMatcher;
 use crate::error::{Error, ErrorKind};
-use crate::model::{MergeRule, Model, ModelConfig, Unknown};
+use crate::model::{Algorithm, MergeRule, Model, ModelConfig, Unknown};
 use crate::normalize::{Form, Normalizer};
 use crate::pretokenize::PreTokenizer;
 use crate::symbols::{EndOfWord, SymbolRules, Unit};
@@ -244,7 +244,8 @@ struct PyModel {
 impl PyModel {
     #[new]
     #[pyo3(signature = (vocab, merges, specials, *, unit, end_of_word, end_of_word_symbol,
-                        normalization, lowercase, pattern, merge_rule, ignore_merges, unk_id))]
+                        normalization, lowercase, pattern, merge_rule, ignore_merges, unk_id,
+                        greedy_prefix=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -260,6 +261,7 @@ impl PyModel {
         merge_rule: &str,
         ignore_merges: bool,
         unk_id: Option<u32>,
+        greedy_prefix: Option<String>,
     ) -> PyResult<Self> {
         let config = ModelConfig {
             normalizer: normalizer(normalization, lowercase)?,
@@ -276,6 +278,7 @@ impl PyModel {
             },
             ignore_merges,
             unknown: unk_id.map_or(Unknown::Error, Unknown::Unk),
+            algorithm: greedy_prefix.map_or(Algorithm::Bpe, |prefix| Algorithm::Greedy { prefix }),
         };
         let model = py
             .detach(|| Model::new(config, vocab, &merges, specials))
@@ -283,16 +286,21 @@ impl PyModel {
         Ok(PyModel { inner: model })
     }
 
-    #[pyo3(signature = (text, specials=None))]
+    #[pyo3(signature = (text, specials=None, dropout=None, seed=0))]
     fn encode(
         &self,
         py: Python<'_>,
         text: &str,
         specials: Option<&Specials>,
+        dropout: Option<f64>,
+        seed: u64,
     ) -> PyResult<Vec<u32>> {
         let matcher = specials.map(|s| &s.inner);
-        py.detach(|| self.inner.encode(text, matcher))
-            .map_err(to_py_err)
+        py.detach(|| match dropout {
+            None => self.inner.encode(text, matcher),
+            Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
+        })
+        .map_err(to_py_err)
     }
 
     #[pyo3(signature = (texts, specials=None, num_threads=None))]

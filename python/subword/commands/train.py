@@ -33,6 +33,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--special-token", action="append", default=[], metavar="TOKEN", help="repeatable"
     )
     p.add_argument("--unk-token", default="<unk>", metavar="TOKEN")
+    p.add_argument(
+        "--algorithm",
+        choices=("bpe", "greedy"),
+        default="bpe",
+        help="greedy: longest match with ## continuations (seed 003)",
+    )
+    p.add_argument(
+        "--vocab-txt", metavar="FILE", help="also write the plain vocabulary, one token a line"
+    )
     p.add_argument("--unknown", choices=("unk", "error"), default="unk")
     p.add_argument("--pre-tokenizer", metavar="NAME|REGEX", help="whitespace (classic default)")
     p.add_argument("--normalization", choices=[n for n in NORMALIZATIONS if n])
@@ -65,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         special_tokens=args.special_token,
         unk_token=args.unk_token,
         unknown=args.unknown,
+        algorithm=args.algorithm,
         pre_tokenizer=args.pre_tokenizer,
         normalization=args.normalization,
         lowercase=args.lowercase,
@@ -72,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         show_progress=False if args.quiet else None,
     )
     tok.save(args.output)
+    if args.vocab_txt:
+        tok.save_vocab_txt(args.vocab_txt)
     if not args.quiet:
         seconds = time.perf_counter() - start
         print(
