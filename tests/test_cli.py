@@ -133,7 +133,7 @@ def test_greedy_pipeline_writes_vocab_txt(tmp_path):
         "--algorithm",
         "greedy",
         "--vocab-size",
-        "30",
+        "20",
         "--min-frequency",
         "1",
         "-o",
