@@ -248,6 +248,10 @@ impl Model {
     }
 
     fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
+        if let Some(&id) = self.special_pieces.get(piece) {
+            out.push(id);
+            return Ok(());
+        }
         if matches!(self.config.algorithm, Algorithm::Greedy { .. }) {
             return self.greedy_word(piece, out);
         }

@@ -48,6 +48,9 @@ pub struct ModelConfig {
     pub ignore_merges: bool,
     pub unknown: Unknown,
     pub algorithm: Algorithm,
+    /// Special tokens are recognised as whole pieces of the pre-tokenizer (CLIP), not
+    /// split off before it.
+    pub specials_in_pattern: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -69,6 +72,8 @@ pub struct Model {
     pub(crate) end_id: Option<u32>,
     /// Whole pieces that are tokens, by their text, for `ignore_merges`.
     pub(crate) piece_ids: FxHashMap<Vec<u8>, u32>,
+    /// Pieces that are special tokens, when `specials_in_pattern`.
+    pub(crate) special_pieces: FxHashMap<String, u32>,
     /// id → the text bytes it decodes to (end-of-word markers become a space).
     pub(crate) token_bytes: Vec<Vec<u8>>,
     /// Greedy matching: plain token text → (id, continuation id), and the longest token
@@ -125,11 +130,15 @@ impl Model {
             byte_end_ids: [NONE; 256],
             end_id: None,
             piece_ids: FxHashMap::default(),
+            special_pieces: FxHashMap::default(),
             token_bytes: Vec::new(),
             greedy: FxHashMap::default(),
             greedy_max_chars: 0,
             continuation: Vec::new(),
         };
+        if model.config.specials_in_pattern {
+            model.special_pieces = model.specials.iter().cloned().collect();
+        }
         model.build_greedy()?;
         model.build_merges(merges)?;
         model.build_initial_ids()?;

@@ -7,16 +7,22 @@ ids = tok.encode("some text"); tok.decode(ids)
 
 from subword._core import __version__
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
-from subword.loading import load
+from subword.clip import ClipTokenizer, load_clip
+from subword.loading import load, load_gpt2, load_hf, load_tiktoken
 from subword.tokenizer import Tokenizer
 from subword.training import train
 
 __all__ = [
+    "ClipTokenizer",
     "ModelSpec",
     "Tokenizer",
     "TokenizerConfig",
     "TrainConfig",
     "__version__",
     "load",
+    "load_clip",
+    "load_gpt2",
+    "load_hf",
+    "load_tiktoken",
     "train",
 ]

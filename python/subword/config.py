@@ -12,6 +12,7 @@ UNKNOWN = ("unk", "error")
 NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd")
 MERGE_RULES = ("merges", "ranks")
 ALGORITHMS = ("bpe", "greedy")
+CLEANERS = (None, "clip")
 
 
 def _check_choice(name: str, value: object, choices: tuple) -> None:
@@ -37,6 +38,11 @@ class TokenizerConfig:
         (tiktoken). Both merge one lowest-rank pair at a time, leftmost first.
     ignore_merges: a pre-token that is itself a token is emitted whole (tiktoken, HF's
         `ignore_merges`).
+    clean: text cleaning run before normalization: None, or "clip" (CLIP's ftfy fix,
+        HTML unescape, whitespace collapse and lower-casing; needs ftfy).
+    specials_in_pattern: special tokens are found by the pre-tokenizer's own matches (a
+        piece equal to a special token is that token, as CLIP does) instead of being split
+        off before pre-tokenization.
     algorithm: "bpe" applies merges; "greedy" takes the longest vocabulary entry at each
         position (seed 003), later pieces of a word in their continuation form
         (`continuation_prefix` + token, "##" by default); needs end_of_word="none".
@@ -54,6 +60,8 @@ class TokenizerConfig:
     ignore_merges: bool = False
     algorithm: str = "bpe"
     continuation_prefix: str = "##"
+    clean: str | None = None
+    specials_in_pattern: bool = False
 
     def __post_init__(self) -> None:
         _check_choice("kind", self.kind, KINDS)
@@ -62,6 +70,7 @@ class TokenizerConfig:
         _check_choice("unknown", self.unknown, UNKNOWN)
         _check_choice("merge_rule", self.merge_rule, MERGE_RULES)
         _check_choice("algorithm", self.algorithm, ALGORITHMS)
+        _check_choice("clean", self.clean, CLEANERS)
         if self.algorithm == "greedy":
             if not self.continuation_prefix:
                 raise ValueError("continuation_prefix must not be empty for greedy matching")

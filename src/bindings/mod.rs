@@ -245,7 +245,7 @@ impl PyModel {
     #[new]
     #[pyo3(signature = (vocab, merges, specials, *, unit, end_of_word, end_of_word_symbol,
                         normalization, lowercase, pattern, merge_rule, ignore_merges, unk_id,
-                        greedy_prefix=None))]
+                        greedy_prefix=None, specials_in_pattern=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -262,6 +262,7 @@ impl PyModel {
         ignore_merges: bool,
         unk_id: Option<u32>,
         greedy_prefix: Option<String>,
+        specials_in_pattern: bool,
     ) -> PyResult<Self> {
         let config = ModelConfig {
             normalizer: normalizer(normalization, lowercase)?,
@@ -279,6 +280,7 @@ impl PyModel {
             ignore_merges,
             unknown: unk_id.map_or(Unknown::Error, Unknown::Unk),
             algorithm: greedy_prefix.map_or(Algorithm::Bpe, |prefix| Algorithm::Greedy { prefix }),
+            specials_in_pattern,
         };
         let model = py
             .detach(|| Model::new(config, vocab, &merges, specials))
@@ -327,6 +329,48 @@ impl PyModel {
         result.map_err(to_py_err)
     }
 
+    /// Ids as little-endian u32 bytes, for a zero-parse `numpy.frombuffer`.
+    #[pyo3(signature = (text, specials=None))]
+    fn encode_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        specials: Option<&Specials>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let matcher = specials.map(|s| &s.inner);
+        let ids = py
+            .detach(|| self.inner.encode(text, matcher))
+            .map_err(to_py_err)?;
+        Ok(PyBytes::new(py, &ids_to_le_bytes(&ids)))
+    }
+
+    /// A batch as one flat array of ids (u32 bytes) and the offsets of each text's ids
+    /// (u64 bytes, one more than the texts).
+    #[pyo3(signature = (texts, specials=None, num_threads=None))]
+    fn encode_batch_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        specials: Option<&Specials>,
+        num_threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let batch = self.encode_batch(py, texts, specials, num_threads)?;
+        let (flat, offsets) = py.detach(|| {
+            let total: usize = batch.iter().map(Vec::len).sum();
+            let mut flat = Vec::with_capacity(total * 4);
+            let mut offsets = Vec::with_capacity((batch.len() + 1) * 8);
+            let mut at = 0u64;
+            offsets.extend_from_slice(&at.to_le_bytes());
+            for ids in &batch {
+                flat.extend_from_slice(&ids_to_le_bytes(ids));
+                at += ids.len() as u64;
+                offsets.extend_from_slice(&at.to_le_bytes());
+            }
+            (flat, offsets)
+        });
+        Ok((PyBytes::new(py, &flat), PyBytes::new(py, &offsets)))
+    }
+
     /// Encodes pieces that were pre-tokenized by the caller (no normalization, no
     /// pre-tokenization, no special tokens): one list of ids per piece.
     fn encode_pieces(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<Vec<Vec<u32>>> {
@@ -353,6 +397,10 @@ impl PyModel {
             .filter_map(|id| self.inner.token(id).map(|t| (id, t.to_string())))
             .collect()
     }
+}
+
+fn ids_to_le_bytes(ids: &[u32]) -> Vec<u8> {
+    ids.iter().flat_map(|id| id.to_le_bytes()).collect()
 }
 
 #[pymodule]

@@ -85,6 +85,8 @@ def read_clip(path: PathLike | None = None) -> ModelSpec:
         unk_token=None,
         merge_rule="merges",
         ignore_merges=False,
+        clean="clip",
+        specials_in_pattern=True,
     )
     return ModelSpec(config, vocab, merges, specials)
 
