@@ -1,6 +1,8 @@
 //! The PyO3 layer: converts between Python objects and the core's types, maps errors to
 //! Python exceptions, releases the GIL around long work. No algorithm lives here.
 
+mod compress;
+
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 
@@ -17,5 +19,6 @@ pub(crate) fn to_py_err(err: Error) -> PyErr {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    compress::register(m)?;
     Ok(())
 }
