@@ -1,6 +1,7 @@
 //! The PyO3 layer: converts between Python objects and the core's types, maps errors to
 //! Python exceptions, releases the GIL around long work. No algorithm lives here.
 
+mod compress;
 mod progress;
 
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
@@ -411,5 +412,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Specials>()?;
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
+    compress::register(m)?;
     Ok(())
 }
