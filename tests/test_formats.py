@@ -23,6 +23,7 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subword.config import ModelSpec, TokenizerConfig
 from subword.formats import (
     BYTE_TO_UNICODE,
@@ -737,7 +738,12 @@ def test_hf_export_of_clip(clip_spec: ModelSpec, clip_tokenizer, tmp_path: Path)
     tokenizers = peer("tokenizers")
     path = tmp_path / "clip.json"
     write_hf(clip_spec, path)
-    assert read_hf(path) == clip_spec
+    # tokenizer.json cannot hold CLIP's ftfy cleaning nor pattern-matched special tokens:
+    # HF splits special tokens off first and its CLIP files normalize without ftfy.
+    expected = dataclasses.replace(clip_spec.config, clean=None, specials_in_pattern=False)
+    assert read_hf(path) == ModelSpec(
+        expected, clip_spec.vocab, clip_spec.merges, clip_spec.special_tokens
+    )
     hf = tokenizers.Tokenizer.from_file(str(path))
     texts = CLEANING_CASES + TRICKY + ["'ſ x'S aͅb <|startoftext|>hi<|endoftext|>"]
     for text in texts:

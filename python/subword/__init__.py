@@ -6,8 +6,9 @@ ids = tok.encode("some text"); tok.decode(ids)
 """
 
 from subword._core import __version__
-from subword.config import ModelSpec, TokenizerConfig, TrainConfig
 from subword.clip import ClipTokenizer, load_clip
+from subword.compression import compress, decompress
+from subword.config import ModelSpec, TokenizerConfig, TrainConfig
 from subword.loading import load, load_gpt2, load_hf, load_tiktoken
 from subword.tokenizer import Tokenizer
 from subword.training import train
@@ -19,6 +20,8 @@ __all__ = [
     "TokenizerConfig",
     "TrainConfig",
     "__version__",
+    "compress",
+    "decompress",
     "load",
     "load_clip",
     "load_gpt2",

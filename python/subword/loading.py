@@ -49,7 +49,6 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
 
 
 def _tiktoken_pattern(encoding: str) -> str:
-    from subword.formats.patterns import PATTERNS
 
     for name in ("o200k", "cl100k"):
         if encoding.startswith(name):

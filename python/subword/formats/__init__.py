@@ -105,9 +105,15 @@ def _detect_gzip(path: Path) -> str:
 
 def _detect_json(path: Path) -> str:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: looks like JSON but does not parse ({e})") from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text at byte {e.start}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})"
+        ) from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a JSON model file must hold an object")
     if data.get("format") == "subword":
