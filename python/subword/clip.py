@@ -38,7 +38,7 @@ class ClipTokenizer(Tokenizer):
             texts = [texts]
         if context_length < 1:
             raise ValueError(f"context_length must be >= 1, got {context_length}")
-        result = np.zeros((len(texts), context_length), dtype=np.int32)
+        result = np.zeros((len(texts), context_length), dtype=np.int64)
         for row, (text, ids) in enumerate(zip(texts, self.encode_batch(texts))):
             tokens = [self.sot_token, *ids, self.eot_token]
             if len(tokens) > context_length:
@@ -70,5 +70,5 @@ def tokenize(
     *,
     tokenizer: ClipTokenizer | None = None,
 ):
-    """CLIP's `clip.tokenize`: an int32 array of shape (len(texts), context_length)."""
+    """CLIP's `clip.tokenize`: an int64 array of shape (len(texts), context_length)."""
     return (tokenizer or _default()).to_array(texts, context_length, truncate)
