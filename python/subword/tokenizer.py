@@ -338,6 +338,12 @@ class Tokenizer:
         elif format == "tiktoken":
             write_tiktoken(self._spec, path)
         elif format == "gpt2":
+            if self.config.pre_tokenizer != "gpt2":
+                raise ValueError(
+                    "GPT-2 files cannot record the pre-tokenizer "
+                    f"{self.config.pre_tokenizer!r} (loading them assumes 'gpt2'): save as "
+                    "'hf' or 'native' instead"
+                )
             folder = Path(path)
             folder.mkdir(parents=True, exist_ok=True)
             write_gpt2(self._spec, folder / "vocab.json", folder / "merges.txt")
