@@ -9,7 +9,7 @@ KINDS = ("classic", "byte")
 END_OF_WORD = ("separate", "attached", "none")
 TIE_BREAKS = ("lexicographic", "first", "subword-nmt")
 UNKNOWN = ("unk", "error")
-NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd")
+NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd", "jamo")
 MERGE_RULES = ("merges", "ranks")
 ALGORITHMS = ("bpe", "greedy")
 CLEANERS = (None, "clip")
@@ -46,6 +46,12 @@ class TokenizerConfig:
     algorithm: "bpe" applies merges; "greedy" takes the longest vocabulary entry at each
         position (seed 003), later pieces of a word in their continuation form
         (`continuation_prefix` + token, "##" by default); needs end_of_word="none".
+    normalization: None, "nfc", "nfd", "nfkc", "nfkd", or "jamo" (NFC, then Hangul
+        syllables split into conjoining jamo; decoding composes them again).
+    korean_drop_tags / korean_spacing: options of the "korean" pre-tokenizer (see
+        `subword.korean`): morphemes to leave out, by Kiwi tag or group ("Josa",
+        "Punctuation", "Foreign"); whether word starts are marked so decode restores the
+        spacing.
     """
 
     kind: str = "classic"
@@ -62,8 +68,17 @@ class TokenizerConfig:
     continuation_prefix: str = "##"
     clean: str | None = None
     specials_in_pattern: bool = False
+    korean_drop_tags: tuple[str, ...] = ()
+    korean_spacing: bool = True
 
     def __post_init__(self) -> None:
+        # JSON gives lists: keep a tuple, so configs compare equal after a round trip.
+        tags = self.korean_drop_tags
+        if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+            raise ValueError(f"korean_drop_tags must be a list of tag names, got {tags!r}")
+        self.korean_drop_tags = tuple(tags)
+        if self.korean_drop_tags and self.pre_tokenizer != "korean":
+            raise ValueError("korean_drop_tags needs pre_tokenizer='korean'")
         _check_choice("kind", self.kind, KINDS)
         _check_choice("normalization", self.normalization, NORMALIZATIONS)
         _check_choice("end_of_word", self.end_of_word, END_OF_WORD)

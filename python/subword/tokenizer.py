@@ -237,7 +237,14 @@ class Tokenizer:
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         if self._python_pre_tokenizer is not None:
-            return [self._encode_python_pieces(t, matcher) for t in texts]
+            batch = getattr(self._python_pre_tokenizer, "pieces_batch", None)
+            if batch is None or matcher is not None:
+                return [self._encode_python_pieces(t, matcher) for t in texts]
+            # One analysis of the whole batch (Kiwi spreads it over its threads), then
+            # one call into the core for all pieces.
+            per_text = batch(self._normalizer.normalize_batch(texts))
+            encoded = iter(self._core.encode_pieces([p for ps in per_text for p in ps]))
+            return [[i for _ in ps for i in next(encoded)] for ps in per_text]
         return self._core.encode_batch(texts, matcher, num_threads)
 
     def encode_to_numpy(
@@ -297,13 +304,24 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         return self._core.decode_bytes(list(ids))
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+    def decode(self, ids: Iterable[int], errors: str = "replace", *, join: bool = True) -> str:
         """The text of `ids`. Byte-level ids that split a UTF-8 sequence follow `errors`
-        (as `bytes.decode`). Classic models give the words separated by single spaces."""
-        return self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+        (as `bytes.decode`). Classic models give the words separated by single spaces.
+        A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
+        Korean one restores the spacing from its word-start marks); `join=False` gives
+        the pieces as the core decodes them instead."""
+        text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+        joiner = getattr(self._python_pre_tokenizer, "join", None) if join else None
+        if joiner is None:
+            return text
+        # Classic pieces end in a space (the end-of-word symbol); with end_of_word="none"
+        # nothing separates them and the pre-tokenizer gets the text as one piece.
+        return joiner(text.split(" ") if self.config.end_of_word != "none" else [text])
 
-    def decode_batch(self, batch: Iterable[Iterable[int]], errors: str = "replace") -> list[str]:
-        return [self.decode(ids, errors) for ids in batch]
+    def decode_batch(
+        self, batch: Iterable[Iterable[int]], errors: str = "replace", *, join: bool = True
+    ) -> list[str]:
+        return [self.decode(ids, errors, join=join) for ids in batch]
 
     # --- persistence -------------------------------------------------------------------
     def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:

@@ -40,6 +40,8 @@ def train(
     lowercase: bool = False,
     errors: str = "strict",
     show_progress: bool | None = None,
+    korean_drop_tags: Iterable[str] = (),
+    korean_spacing: bool = True,
 ) -> Tokenizer:
     """Learns a BPE vocabulary.
 
@@ -58,6 +60,10 @@ def train(
         also holds the continuation form of each token; `vocab_size` counts the plain ones.
     errors: "strict" (invalid UTF-8 in a file is an error naming the file and byte) or
         "replace".
+    pre_tokenizer="korean": words split into morphemes by Kiwi (`pip install
+        subword[korean]`); `normalization` then defaults to "nfc". `korean_drop_tags`
+        (Kiwi tags or "Josa", "Punctuation", "Foreign") and `korean_spacing` are its
+        options, described in `subword.korean`.
     """
     specials = list(dict.fromkeys(special_tokens))
     settings = TrainConfig(
@@ -72,6 +78,8 @@ def train(
         end_of_word = "separate" if kind == "classic" and algorithm == "bpe" else "none"
     if pre_tokenizer is None:
         pre_tokenizer = "whitespace" if kind == "classic" else "gpt2"
+    if pre_tokenizer == "korean" and normalization is None:
+        normalization = "nfc"
     config = TokenizerConfig(
         kind=kind,
         normalization=normalization,
@@ -83,6 +91,10 @@ def train(
         unknown=unknown if kind == "classic" else "unk",
         algorithm=algorithm,
         continuation_prefix=continuation_prefix,
+        korean_drop_tags=(
+            (korean_drop_tags,) if isinstance(korean_drop_tags, str) else tuple(korean_drop_tags)
+        ),
+        korean_spacing=korean_spacing,
     )
     if config.kind == "classic" and config.unknown == "unk" and not config.unk_token:
         raise ValueError("unknown='unk' needs an unk_token; pass unknown='error' to have none")
@@ -140,8 +152,13 @@ class _PiecesCounter:
         self._normalize = _core.Normalizer(config.normalization, config.lowercase)
 
     def add_texts(self, texts: list[str]) -> None:
+        normalized = self._normalize.normalize_batch(texts)
+        batch = getattr(self._pre_tokenizer, "pieces_batch", None)
+        if batch is not None:  # e.g. Kiwi analyses a batch on several threads
+            self._counter.add_words([p for pieces in batch(normalized) for p in pieces])
+            return
         pieces: list[str] = []
-        for text in self._normalize.normalize_batch(texts):
+        for text in normalized:
             pieces.extend(self._pre_tokenizer.pieces(text))
         self._counter.add_words(pieces)
 
