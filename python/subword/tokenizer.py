@@ -327,7 +327,7 @@ class Tokenizer:
     def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
         """Writes the plain vocabulary, one token a line in id order (seed 003's vocab.txt;
         continuation forms and special tokens left out)."""
-        from subword.formats.native import atomic_write_text
+        from subword.files import write_atomic
 
         prefix = self.config.continuation_prefix if self.config.algorithm == "greedy" else None
         plain = sorted(self._spec.vocab.items(), key=lambda item: item[1])
@@ -337,7 +337,7 @@ class Tokenizer:
             if t != self.config.unk_token
             and not (prefix and t.startswith(prefix) and t[len(prefix) :] in self._spec.vocab)
         ]
-        atomic_write_text(path, "".join(t + "\n" for t in lines))
+        write_atomic(path, "".join(t + "\n" for t in lines))
 
     def save(self, path: str | os.PathLike[str], format: str = "native") -> None:
         """Writes the model. format: "native" (subword's JSON: everything), "hf"

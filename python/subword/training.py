@@ -13,6 +13,7 @@ from typing import Union
 
 from subword import _core, pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.files import read_lines
 from subword.tokenizer import Tokenizer, resolve_pattern
 
 Source = Union[str, os.PathLike, Iterable, Mapping]
@@ -168,29 +169,10 @@ def _texts_of(source: Source, errors: str) -> Iterable[str]:
     if isinstance(source, (str, os.PathLike)):
         source = [source]
     if isinstance(source, (list, tuple)):
-        return (line for path in source for line in _read_lines(path, errors))
+        return read_lines(source, errors, keep_ends=True)
     if isinstance(source, Mapping):
         raise ValueError("a word table is already pre-tokenized: use the default pre_tokenizer")
     return source
-
-
-def _read_lines(path, errors: str):
-    import gzip
-
-    with open(path, "rb") as f:
-        gz = f.read(2) == b"\x1f\x8b"
-    opener = gzip.open if gz else open
-    offset = 0
-    with opener(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                yield raw.decode("utf-8", errors)
-            except UnicodeDecodeError as exc:
-                raise ValueError(
-                    f"{path}: invalid UTF-8 at byte {offset + exc.start} (line {number}); "
-                    'convert the file to UTF-8 or pass errors="replace"'
-                ) from None
-            offset += len(raw)
 
 
 def assemble(

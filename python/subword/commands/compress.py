@@ -8,13 +8,10 @@ failure never leaves a partial file behind.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import stat
 import sys
-import tempfile
 from typing import TextIO
 
+from subword.commands._io import output, read_input
 from subword.compression import DEFAULT_BLOCK_SIZE, Step, StepFormatter, compress, decompress
 
 #: Longest rendering of a block printed by `--steps`, in characters.
@@ -71,7 +68,7 @@ def run_compress(args: argparse.Namespace) -> int:
         raise ValueError(
             "compressed data is binary; not writing it to a terminal (use -o OUT or redirect)"
         )
-    data = _read_input(args.input)
+    data = read_input(args.input)
     if args.steps:
         report = sys.stderr if to_stdout else sys.stdout
         packed = _compress_showing_steps(data, args.block_size, report)
@@ -82,7 +79,7 @@ def run_compress(args: argparse.Namespace) -> int:
 
 
 def run_decompress(args: argparse.Namespace) -> int:
-    data = _read_input(args.input)
+    data = read_input(args.input)
     try:
         restored = decompress(data)
     except ValueError as exc:
@@ -121,35 +118,6 @@ def _name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
-def _read_input(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def _write_output(path: str, data: bytes) -> None:
-    """Writes ``data`` to stdout (``-``) or to ``path`` through a renamed temporary file."""
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, temporary = tempfile.mkstemp(
-        dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with output(path, "wb") as f:
+        f.write(data)

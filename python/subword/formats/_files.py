@@ -1,28 +1,16 @@
-"""Small file helpers shared by the formats: atomic writes and strict JSON reading."""
+"""Small helpers shared by the formats: error messages and strict JSON reading (atomic
+writes come from `subword.files`)."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Union
 
+from subword.files import write_atomic  # noqa: F401  (re-exported for the formats)
+
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-def write_atomic(path: PathLike, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder, renamed into place,
-    so that a failed write never leaves a partial model file behind."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def line_error(path: PathLike, lineno: int, message: str) -> ValueError:

@@ -5,11 +5,10 @@ their leading space (`Ġthe`), so there is no end-of-word symbol."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from subword.config import ModelSpec, TokenizerConfig
+from subword.files import write_all_or_none
 from subword.formats._files import (
     PathLike,
     add_special_tokens,
@@ -90,7 +89,7 @@ def write_gpt2(spec: ModelSpec, vocab_json: PathLike, merges_txt: PathLike) -> N
     vocab = add_special_tokens(spec.vocab, spec.special_tokens, "spec")
     vocab = dict(sorted(vocab.items(), key=lambda item: item[1]))
     merges = "".join(f"{a} {b}\n" for a, b in spec.merges)
-    _write_pair(
+    write_all_or_none(
         (vocab_json, json.dumps(vocab, ensure_ascii=False) + "\n"),
         (merges_txt, f"{MERGES_HEADER}\n{merges}"),
     )
@@ -110,22 +109,3 @@ def _check_expressible(spec: ModelSpec) -> None:
     for token in spec.vocab:
         if token not in spec.special_tokens:
             token_to_bytes(token)  # raises on a token that is not byte-level
-
-
-def _write_pair(*files: tuple[PathLike, str]) -> None:
-    """Write several text files so that either all appear or none changes."""
-    temps = []
-    try:
-        for path, text in files:
-            path = Path(path)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        raise
