@@ -26,17 +26,28 @@ type MergeTable = FxHashMap<Pair, (u32, u32)>;
 
 /// Applies `table` to `ids` in place.
 pub fn apply_merges(table: &MergeTable, ids: &mut Vec<u32>) {
-    if ids.len() <= LINEAR_MAX {
-        merge_linear(table, ids)
+    apply_merges_from(table, ids, 0)
+}
+
+/// Applies `table` to the word that occupies `ids[start..]`, in place.
+pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
+    let n = ids.len() - start;
+    if n < 2 {
+        return;
+    }
+    if n <= LINEAR_MAX {
+        merge_linear_from(table, ids, start);
     } else {
-        merge_heap(table, ids)
+        let mut word = ids.split_off(start);
+        merge_heap(table, &mut word);
+        ids.extend_from_slice(&word);
     }
 }
 
-pub(crate) fn merge_linear(table: &MergeTable, ids: &mut Vec<u32>) {
-    while ids.len() > 1 {
+fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
+    while ids.len() - start > 1 {
         let mut best: Option<(u32, usize, u32)> = None;
-        for i in 0..ids.len() - 1 {
+        for i in start..ids.len() - 1 {
             if let Some(&(rank, merged)) = table.get(&(ids[i], ids[i + 1])) {
                 if best.is_none_or(|(r, _, _)| rank < r) {
                     best = Some((rank, i, merged));
@@ -224,6 +235,11 @@ impl Model {
             if failure.is_some() {
                 return;
             }
+            // A piece that is a whole token needs neither the cache nor merging.
+            if let Some(id) = self.whole_piece(piece) {
+                out.push(id);
+                return;
+            }
             if let Some(ids) = cache.map.get(piece) {
                 out.extend_from_slice(ids);
                 return;
@@ -247,25 +263,32 @@ impl Model {
             .map_err(|u| u.into_error(piece, 0))
     }
 
+    /// The id of a piece that is encoded whole: a special token found by the pattern
+    /// (CLIP), or a piece that is itself a token when merges are ignored (tiktoken).
+    #[inline]
+    fn whole_piece(&self, piece: &str) -> Option<u32> {
+        if !self.special_pieces.is_empty() {
+            if let Some(&id) = self.special_pieces.get(piece) {
+                return Some(id);
+            }
+        }
+        if self.config.ignore_merges {
+            return self.piece_ids.get(piece.as_bytes()).copied();
+        }
+        None
+    }
+
     fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
-        if let Some(&id) = self.special_pieces.get(piece) {
+        if let Some(id) = self.whole_piece(piece) {
             out.push(id);
             return Ok(());
         }
         if matches!(self.config.algorithm, Algorithm::Greedy { .. }) {
             return self.greedy_word(piece, out);
         }
-        if self.config.ignore_merges {
-            if let Some(&id) = self.piece_ids.get(piece.as_bytes()) {
-                out.push(id);
-                return Ok(());
-            }
-        }
         let start = out.len();
         self.initial_ids(piece, out)?;
-        let mut word: Vec<u32> = out.drain(start..).collect();
-        apply_merges(&self.merges, &mut word);
-        out.extend_from_slice(&word);
+        apply_merges_from(&self.merges, out, start);
         Ok(())
     }
 
@@ -449,7 +472,7 @@ mod tests {
         for n in 1..200 {
             let mut a = vec![0u32; n];
             let mut b = a.clone();
-            merge_linear(&t, &mut a);
+            merge_linear_from(&t, &mut a, 0);
             merge_heap(&t, &mut b);
             assert_eq!(a, b, "n = {n}");
         }
