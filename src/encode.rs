@@ -273,7 +273,7 @@ impl Model {
             }
         }
         if self.config.ignore_merges {
-            return self.piece_ids.get(piece.as_bytes()).copied();
+            return self.piece_ids.get(piece.as_bytes());
         }
         None
     }

@@ -71,7 +71,7 @@ pub struct Model {
     pub(crate) byte_end_ids: [u32; 256],
     pub(crate) end_id: Option<u32>,
     /// Whole pieces that are tokens, by their text, for `ignore_merges`.
-    pub(crate) piece_ids: FxHashMap<Vec<u8>, u32>,
+    pub(crate) piece_ids: PieceIds,
     /// Pieces that are special tokens, when `specials_in_pattern`.
     pub(crate) special_pieces: FxHashMap<String, u32>,
     /// id → the text bytes it decodes to (end-of-word markers become a space).
@@ -129,7 +129,7 @@ impl Model {
             byte_ids: [NONE; 256],
             byte_end_ids: [NONE; 256],
             end_id: None,
-            piece_ids: FxHashMap::default(),
+            piece_ids: PieceIds::default(),
             special_pieces: FxHashMap::default(),
             token_bytes: Vec::new(),
             greedy: FxHashMap::default(),
@@ -272,7 +272,7 @@ impl Model {
                 if self.config.ignore_merges && !attached {
                     for (token, &id) in &self.vocab {
                         if let Some(bytes) = byte_level_bytes(token) {
-                            self.piece_ids.insert(bytes, id);
+                            self.piece_ids.insert(&bytes, id);
                         }
                     }
                 }
@@ -321,6 +321,43 @@ impl Model {
                 .iter()
                 .filter(|(t, _)| !self.vocab.contains_key(t))
                 .count()
+    }
+}
+
+/// Whole pieces → token ids. Most pieces of real text are short (four bytes on average
+/// in English under cl100k), so pieces of up to 7 bytes are keyed by one u64 (bytes plus
+/// length): hashing and comparing a u64 is several times cheaper than a byte slice.
+#[derive(Debug, Clone, Default)]
+pub struct PieceIds {
+    short: FxHashMap<u64, u32>,
+    long: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl PieceIds {
+    #[inline]
+    fn short_key(bytes: &[u8]) -> Option<u64> {
+        if bytes.len() > 7 {
+            return None;
+        }
+        let mut buf = [0u8; 8];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        buf[7] = bytes.len() as u8;
+        Some(u64::from_le_bytes(buf))
+    }
+
+    pub fn insert(&mut self, bytes: &[u8], id: u32) {
+        match Self::short_key(bytes) {
+            Some(key) => self.short.insert(key, id),
+            None => self.long.insert(bytes.into(), id),
+        };
+    }
+
+    #[inline]
+    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
+        match Self::short_key(bytes) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(bytes).copied(),
+        }
     }
 }
 
