@@ -13,7 +13,7 @@ use crate::encode::SpecialMatcher;
 use crate::error::{Error, ErrorKind};
 use crate::model::{Algorithm, MergeRule, Model, ModelConfig, Unknown};
 use crate::normalize::{Form, Normalizer};
-use crate::pretokenize::PreTokenizer;
+use crate::pretokenize::{check_fast_against_regex, FastPattern, PreTokenizer};
 use crate::symbols::{EndOfWord, SymbolRules, Unit};
 use crate::train::{train as train_core, TieBreak, TrainConfig};
 
@@ -400,6 +400,33 @@ impl PyModel {
     }
 }
 
+/// The pieces of `text` under `pattern`; `use_fast=False` forces fancy-regex even for the
+/// fixed patterns (for differential tests and benchmarks).
+#[pyfunction]
+#[pyo3(signature = (pattern, text, use_fast=true))]
+fn pretokenize(py: Python<'_>, pattern: &str, text: &str, use_fast: bool) -> PyResult<Vec<String>> {
+    let pre = if use_fast {
+        PreTokenizer::regex(pattern)
+    } else {
+        PreTokenizer::regex_only(pattern)
+    }
+    .map_err(to_py_err)?;
+    py.detach(|| pre.pieces(text)).map_err(to_py_err)
+}
+
+/// Where the fast splitter for `pattern` and fancy-regex first disagree over `texts`:
+/// (text index, piece index), or None.
+#[pyfunction]
+fn pretokenize_first_difference(
+    py: Python<'_>,
+    pattern: &str,
+    texts: Vec<String>,
+) -> PyResult<Option<(usize, usize)>> {
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    py.detach(|| check_fast_against_regex(pattern, &refs))
+        .map_err(to_py_err)
+}
+
 fn ids_to_le_bytes(ids: &[u32]) -> Vec<u8> {
     ids.iter().flat_map(|id| id.to_le_bytes()).collect()
 }
@@ -412,6 +439,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Specials>()?;
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenize_first_difference, m)?)?;
+    let fast_patterns = pyo3::types::PyDict::new(m.py());
+    for fast in FastPattern::ALL {
+        fast_patterns.set_item(fast.name(), fast.regex())?;
+    }
+    m.add("FAST_PATTERNS", fast_patterns)?;
     compress::register(m)?;
     Ok(())
 }
