@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::model::{Algorithm, Model, Pair, Unknown};
+use crate::model::{Algorithm, HotPieces, Model, Pair, Unknown};
 use crate::symbols::{EndOfWord, Unit};
 
 /// Above this many symbols a word is merged with the heap; below, by linear scans.
@@ -222,10 +222,28 @@ impl SpecialMatcher {
 
 /// A per-call cache of encoded pieces: repeated words in a long text are merged once. The
 /// ids live in one arena (no allocation per cached piece).
-#[derive(Default)]
 pub struct PieceCache<'t> {
     map: FxHashMap<&'t str, (u32, u32)>,
     arena: Vec<u32>,
+    hot: Option<HotPieces>,
+}
+
+impl PieceCache<'_> {
+    pub fn new(model: &Model) -> Self {
+        PieceCache {
+            map: FxHashMap::default(),
+            arena: Vec::new(),
+            hot: Some(HotPieces::take(model.piece_ids.owner())),
+        }
+    }
+}
+
+impl Drop for PieceCache<'_> {
+    fn drop(&mut self) {
+        if let Some(hot) = self.hot.take() {
+            hot.give_back();
+        }
+    }
 }
 
 const CACHE_MAX: usize = 1 << 16;
@@ -236,7 +254,7 @@ impl Model {
     pub fn encode(&self, text: &str, specials: Option<&SpecialMatcher>) -> Result<Vec<u32>> {
         let normalized = self.config.normalizer.normalize(text);
         let mut out = Vec::with_capacity(normalized.len() / 3);
-        let mut cache = PieceCache::default();
+        let mut cache = PieceCache::new(self);
         let Some(matcher) = specials else {
             self.encode_ordinary_into(&normalized, &mut out, &mut cache)?;
             return Ok(out);
@@ -264,7 +282,7 @@ impl Model {
                 return;
             }
             // A piece that is a whole token needs neither the cache nor merging.
-            if let Some(id) = self.whole_piece(piece) {
+            if let Some(id) = self.whole_piece(piece, cache.hot.as_mut()) {
                 out.push(id);
                 return;
             }
@@ -273,7 +291,7 @@ impl Model {
                 return;
             }
             let start = out.len();
-            if let Err(unknown) = self.encode_word(piece, out) {
+            if let Err(unknown) = self.encode_word(piece, out, true) {
                 let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
                 failure = Some(unknown.into_error(text, offset));
                 return;
@@ -289,29 +307,40 @@ impl Model {
 
     /// Encodes one pre-tokenized piece (a word), appending its ids.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
-        self.encode_word(piece, out)
+        self.encode_word(piece, out, false)
             .map_err(|u| u.into_error(piece, 0))
     }
 
     /// The id of a piece that is encoded whole: a special token found by the pattern
     /// (CLIP), or a piece that is itself a token when merges are ignored (tiktoken).
     #[inline]
-    fn whole_piece(&self, piece: &str) -> Option<u32> {
+    fn whole_piece(&self, piece: &str, hot: Option<&mut HotPieces>) -> Option<u32> {
         if !self.special_pieces.is_empty() {
             if let Some(&id) = self.special_pieces.get(piece) {
                 return Some(id);
             }
         }
         if self.config.ignore_merges {
-            return self.piece_ids.get(piece.as_bytes());
+            let mut none = HotPieces::disabled();
+            return self
+                .piece_ids
+                .get(piece.as_bytes(), hot.unwrap_or(&mut none));
         }
         None
     }
 
-    fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
-        if let Some(id) = self.whole_piece(piece) {
-            out.push(id);
-            return Ok(());
+    /// Encodes one piece; `whole_checked`: the caller already found it is no whole token.
+    fn encode_word(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+        whole_checked: bool,
+    ) -> std::result::Result<(), UnknownChar> {
+        if !whole_checked {
+            if let Some(id) = self.whole_piece(piece, None) {
+                out.push(id);
+                return Ok(());
+            }
         }
         if matches!(self.config.algorithm, Algorithm::Greedy { .. }) {
             return self.greedy_word(piece, out);
