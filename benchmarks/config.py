@@ -34,7 +34,7 @@ class Config:
     train_corpora: tuple[str, ...] = ("en-large.txt", "ko-help.txt")
     train_sizes: tuple[int, ...] = (8000, 32000, 64000)
     train_bytes: int | None = None
-    train_timeout: float = 3600.0
+    train_timeout: float = 1800.0
     # Classic </w> training and applying against subword-nmt (a pure-Python reference, so a
     # prefix of the large English corpus).
     classic_corpus: str = "en-large.txt"
@@ -126,6 +126,7 @@ def parse(argv: list[str] | None = None) -> Config:
     p.add_argument("--scaling-bytes", help="scaling points, e.g. 10MB,25MB,50MB,100MB")
     p.add_argument("--worst-encoders", help="peers for the worst cases, comma list or 'all'")
     p.add_argument("--threads", type=int, help="threads for batch calls (default: all cores)")
+    p.add_argument("--cache", type=Path, help="work folder (default benchmarks/.cache)")
     a = p.parse_args(argv)
     cfg = quick() if a.quick else Config()
     if a.sections:
@@ -158,4 +159,6 @@ def parse(argv: list[str] | None = None) -> Config:
         cfg.worst_encoders = _names(a.worst_encoders, PEERS)
     if a.threads:
         cfg.threads = a.threads
+    if a.cache:
+        cfg.cache = a.cache
     return cfg

@@ -565,3 +565,23 @@ def write(results: dict, out: Path) -> None:
         tmp = out / (name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(out / name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks.report results.json`: rewrites RESULTS.md and results.png
+    beside a results.json (after a change to the report, without measuring again)."""
+    import argparse
+    import os
+
+    p = argparse.ArgumentParser(prog="python -m benchmarks.report", description=main.__doc__)
+    p.add_argument("results", type=Path)
+    a = p.parse_args(argv)
+    results = json.loads(a.results.read_text(encoding="utf-8"))
+    out = a.results.resolve().parent
+    results["readme"] = os.path.relpath(Path(__file__).resolve().parent / "README.md", out)
+    write(results, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
