@@ -58,7 +58,7 @@ class Config:
 
 
 def quick() -> Config:
-    """Minutes, not hours: 1 MB prefixes, 8k vocabularies, small scaling and worst cases."""
+    """A few minutes: 1 MB prefixes, 8k vocabularies, small scaling and worst cases."""
     return Config(
         quick=True,
         out=Path(__file__).resolve().parent / "results" / "quick",

@@ -346,7 +346,7 @@ def _classic_lines(cl: dict) -> list[str]:
         "## Classic `</w>` BPE against subword-nmt (command lines, wall seconds)",
         "",
         f"Input: the first {inp['bytes'] / MB:.1f} MB of {inp['corpus']} (subword-nmt is "
-        "pure Python; the full corpus would take hours). Both apply subword-nmt's codes.",
+        "pure Python and slow on the whole corpus). Both apply subword-nmt's codes.",
         "",
     ]
     for tool, reason in cl["available"].items():
@@ -412,7 +412,7 @@ def _worst_lines(results: dict) -> list[str]:
     out = [
         "## Worst cases (time per byte ÷ the same library's on normal text)",
         "",
-        f"Normal text: {w['normal']}. One thread, whole input in one call. A call taking "
+        f"Baseline: {w['normal']}. One thread, whole input in one call. A call taking "
         f"more than {w['timeout']:g} s is stopped. ~1 is ideal; the 1/10 → full step shows "
         "growth (linear keeps the ratio, quadratic multiplies it by 10).",
         "",

@@ -20,7 +20,7 @@ CALLS = ("whole/list", "whole/array")
 def run(cfg: Config, log: Callable[[str], None]) -> dict:
     biggest = max(cfg.worst_bytes.values())
     normal = inputs.prefix(inputs.corpus("en-large.txt"), biggest, cfg.cache)
-    normal_key = f"normal text ({biggest / inputs.MB:g} MB of en-large)"
+    normal_key = f"normal text (the first {biggest / inputs.MB:g} MB of en-large)"
     cases = []
     tasks = [Task(normal_key, str(normal), c, group="normal") for c in CALLS]
     for case, nbytes in cfg.worst_bytes.items():
