@@ -8,6 +8,7 @@ Lists are compared with lists and arrays with arrays: no cell converts one into 
 
 from __future__ import annotations
 
+import inspect
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,20 @@ def flat_pair(result: Any) -> Flat:
     return np.asarray(ids, dtype=np.uint32), np.asarray(offsets, dtype=np.uint64)
 
 
+def _ordinary_kwargs(fn: Callable) -> dict:
+    """`disallowed_special=()` when the call takes it: no scan for special tokens, the same
+    work as tiktoken's encode_ordinary_batch."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {"disallowed_special": ()} if "disallowed_special" in params else {}
+
+
+def _show(kwargs: dict) -> str:
+    return "".join(f", {k}={v!r}" for k, v in kwargs.items())
+
+
 def _subword(ctx: Ctx) -> Ops:
     try:
         import subword
@@ -66,12 +81,18 @@ def _subword(ctx: Ctx) -> Ops:
         ops.array = lambda t: tok.encode_to_numpy(t, disallowed_special=())
         ops.notes["array"] = "encode_to_numpy(text, disallowed_special=())"
     if hasattr(tok, "encode_batch"):
-        ops.batch_list = lambda ts: tok.encode_batch(ts, num_threads=ctx.threads)
-        ops.notes["batch_list"] = "encode_batch(texts, num_threads=cores)"
+        ordinary = _ordinary_kwargs(tok.encode_batch)
+        ops.batch_list = lambda ts: tok.encode_batch(ts, num_threads=ctx.threads, **ordinary)
+        ops.notes["batch_list"] = f"encode_batch(texts, num_threads=cores{_show(ordinary)})"
     if hasattr(tok, "encode_batch_to_numpy"):
-        ops.batch_array = lambda ts: tok.encode_batch_to_numpy(ts, num_threads=ctx.threads)
+        ordinary = _ordinary_kwargs(tok.encode_batch_to_numpy)
+        ops.batch_array = lambda ts: tok.encode_batch_to_numpy(
+            ts, num_threads=ctx.threads, **ordinary
+        )
         ops.flat = flat_pair
-        ops.notes["batch_array"] = "encode_batch_to_numpy(texts, num_threads=cores)"
+        ops.notes["batch_array"] = (
+            f"encode_batch_to_numpy(texts, num_threads=cores{_show(ordinary)})"
+        )
     return ops
 
 
