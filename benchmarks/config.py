@@ -1,0 +1,164 @@
+"""What a run measures: the full run's sizes and the `--quick` run's, and the command-line
+options that change them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.encoders import PEERS
+from benchmarks.trainers import TRAINERS
+
+MB = 1_000_000
+SECTIONS = ("encoding", "training", "classic", "scaling", "worst")
+
+
+@dataclass
+class Config:
+    quick: bool = False
+    sections: tuple[str, ...] = SECTIONS
+    out: Path = Path(__file__).resolve().parent / "results"
+    cache: Path = Path(__file__).resolve().parent / ".cache"
+    threads: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
+    # Encoding: every corpus (whole files unless encode_bytes cuts a prefix).
+    peers: tuple[str, ...] = tuple(PEERS)
+    encode_corpora: tuple[str, ...] = ()  # () = every .txt in the corpora folder
+    encode_bytes: int | None = None
+    repeats: int = 5
+    budget: float = 10.0  # seconds of timed calls after which repeats stop (min one call)
+    call_timeout: float = 600.0  # seconds one measurement may take before it is abandoned
+    # Byte-level training.
+    trainers: tuple[str, ...] = tuple(TRAINERS)
+    train_corpora: tuple[str, ...] = ("en-large.txt", "ko-help.txt")
+    train_sizes: tuple[int, ...] = (8000, 32000, 64000)
+    train_bytes: int | None = None
+    train_timeout: float = 1800.0
+    # Classic </w> training and applying against subword-nmt (a pure-Python reference, so a
+    # prefix of the large English corpus).
+    classic_corpus: str = "en-large.txt"
+    classic_bytes: int = 10 * MB
+    classic_sizes: tuple[int, ...] = (8000, 32000)
+    # Scaling points: prefixes of all corpora concatenated.
+    scaling_bytes: tuple[int, ...] = (10 * MB, 25 * MB, 50 * MB, 100 * MB)
+    scaling_encoders: tuple[str, ...] = ("subword", "tiktoken")
+    scaling_trainers: tuple[str, ...] = ("subword", "tokenizers")
+    scaling_vocab: int = 32000
+    # Worst cases, each at its size and at a tenth of it (to see growth).
+    worst_bytes: dict[str, int] = field(
+        default_factory=lambda: {
+            "no whitespace (random letters)": 10 * MB,
+            "one character repeated": 10 * MB,
+            "single-line JSON": 1 * MB,
+        }
+    )
+    worst_encoders: tuple[str, ...] = ("subword", "tiktoken", "toktok-rs", "gigatoken")
+    worst_timeout: float = 120.0
+
+
+def quick() -> Config:
+    """A few minutes: 1 MB prefixes, 8k vocabularies, small scaling and worst cases."""
+    return Config(
+        quick=True,
+        out=Path(__file__).resolve().parent / "results" / "quick",
+        encode_bytes=1 * MB,
+        repeats=3,
+        budget=2.0,
+        call_timeout=120.0,
+        train_sizes=(8000,),
+        train_bytes=2 * MB,
+        train_timeout=300.0,
+        classic_bytes=1 * MB,
+        classic_sizes=(8000,),
+        scaling_bytes=(1 * MB, 2_500_000, 5 * MB, 10 * MB),
+        scaling_vocab=8000,
+        worst_bytes={
+            "no whitespace (random letters)": 1 * MB,
+            "one character repeated": 1 * MB,
+            "single-line JSON": 100_000,
+        },
+        worst_timeout=30.0,
+    )
+
+
+def _names(text: str, allowed) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if names == ("all",):
+        return tuple(allowed)
+    bad = [n for n in names if n not in allowed]
+    if bad:
+        raise SystemExit(f"unknown name(s) {', '.join(bad)}; choose from {', '.join(allowed)}")
+    return names
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        if part.endswith("mb"):
+            out.append(int(float(part[:-2]) * MB))
+        elif part.endswith("k"):
+            out.append(int(float(part[:-1]) * 1000))
+        else:
+            out.append(int(float(part)))
+    return tuple(out)
+
+
+def parse(argv: list[str] | None = None) -> Config:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.suite",
+        description="Side-by-side benchmarks of subword against the BPE libraries on PyPI.",
+    )
+    p.add_argument("--quick", action="store_true", help="small prefixes, 8k vocabularies only")
+    p.add_argument("--sections", help=f"comma list of {', '.join(SECTIONS)} (default: all)")
+    p.add_argument("--out", type=Path, help="results folder (default benchmarks/results)")
+    p.add_argument("--peers", help="encoding peers, comma list or 'all'")
+    p.add_argument("--corpora", help="encoding corpora (file names), comma list")
+    p.add_argument("--encode-bytes", help="encode a prefix of each corpus, e.g. 5MB")
+    p.add_argument("--repeats", type=int, help="timed calls per measurement (best is kept)")
+    p.add_argument("--trainers", help="byte-level trainers, comma list or 'all'")
+    p.add_argument("--train-corpora", help="training corpora (file names), comma list")
+    p.add_argument("--train-sizes", help="vocabulary sizes, e.g. 8k,32k,64k")
+    p.add_argument("--train-bytes", help="train on a prefix of each corpus, e.g. 20MB")
+    p.add_argument("--classic-bytes", help="prefix of the corpus for subword-nmt, e.g. 10MB")
+    p.add_argument("--classic-sizes", help="subword-nmt -s values, e.g. 8k,32k")
+    p.add_argument("--scaling-bytes", help="scaling points, e.g. 10MB,25MB,50MB,100MB")
+    p.add_argument("--worst-encoders", help="peers for the worst cases, comma list or 'all'")
+    p.add_argument("--threads", type=int, help="threads for batch calls (default: all cores)")
+    p.add_argument("--cache", type=Path, help="work folder (default benchmarks/.cache)")
+    a = p.parse_args(argv)
+    cfg = quick() if a.quick else Config()
+    if a.sections:
+        cfg.sections = _names(a.sections, SECTIONS)
+    if a.out:
+        cfg.out = a.out
+    if a.peers:
+        cfg.peers = _names(a.peers, PEERS)
+    if a.corpora:
+        cfg.encode_corpora = tuple(n.strip() for n in a.corpora.split(","))
+    if a.encode_bytes:
+        cfg.encode_bytes = _sizes(a.encode_bytes)[0]
+    if a.repeats:
+        cfg.repeats = a.repeats
+    if a.trainers:
+        cfg.trainers = _names(a.trainers, TRAINERS)
+    if a.train_corpora:
+        cfg.train_corpora = tuple(n.strip() for n in a.train_corpora.split(","))
+    if a.train_sizes:
+        cfg.train_sizes = _sizes(a.train_sizes)
+    if a.train_bytes:
+        cfg.train_bytes = _sizes(a.train_bytes)[0]
+    if a.classic_bytes:
+        cfg.classic_bytes = _sizes(a.classic_bytes)[0]
+    if a.classic_sizes:
+        cfg.classic_sizes = _sizes(a.classic_sizes)
+    if a.scaling_bytes:
+        cfg.scaling_bytes = _sizes(a.scaling_bytes)
+    if a.worst_encoders:
+        cfg.worst_encoders = _names(a.worst_encoders, PEERS)
+    if a.threads:
+        cfg.threads = a.threads
+    if a.cache:
+        cfg.cache = a.cache
+    return cfg

@@ -1,0 +1,1 @@
+"""The benchmark sections; each `run(cfg, log)` returns the JSON-ready results it measured."""

@@ -1,0 +1,214 @@
+"""Timing helpers: best-of-N with a warm-up and a time budget, CPU pinning, and running a
+worker in a child process with a timeout while reading that child's own peak RSS."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def pin_to_one_cpu() -> int:
+    """Pins this process (and every thread it starts later) to one CPU: the last one it may
+    use. Call before importing a peer, so thread pools sized at import see one CPU."""
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = cpus[-1]
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
+def single_thread_env() -> dict[str, str]:
+    """Thread-count variables the peers read, set to one for the pinned runs (pinning alone
+    already keeps them on one CPU; this keeps them from starting idle threads)."""
+    return {
+        "RAYON_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+
+
+@dataclass
+class Timing:
+    best: float  # seconds, the fastest timed call
+    runs: list[float] = field(default_factory=list)
+
+
+def best_of(
+    call: Callable[[], Any],
+    warm_up: Callable[[], Any] | None,
+    repeats: int,
+    budget: float,
+    check: Callable[[Any], Any] | None = None,
+) -> tuple[Timing, Any]:
+    """Calls `warm_up` once (untimed), then `call` up to `repeats` times, stopping early once
+    the timed calls together pass `budget` seconds (at least one timed call). The first
+    timed call's result goes to `check` (untimed) and is then dropped; returns the timings
+    and what `check` returned. The cyclic garbage collector is off during the timed calls
+    (as timeit does), so one library's garbage is not collected on another's clock."""
+    if warm_up is not None:
+        warm_up()
+    runs: list[float] = []
+    checked = None
+    for i in range(max(1, repeats)):
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = time.perf_counter()
+            out = call()
+            runs.append(time.perf_counter() - t0)
+        finally:
+            gc.enable()
+        if i == 0 and check is not None:
+            checked = check(out)
+        del out
+        if sum(runs) >= budget:
+            break
+    return Timing(min(runs), runs), checked
+
+
+@dataclass
+class ChildResult:
+    ok: bool
+    seconds: float  # wall time of the whole child process
+    peak_rss_mb: float  # the child's own peak resident set (VmHWM), in MiB
+    returncode: int | None
+    timed_out: bool
+    stderr_tail: str
+
+
+def run_child(
+    argv: list[str],
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    stdin_path: Path | None = None,
+    stdout_path: Path | None = None,
+    progress_path: Path | None = None,
+) -> ChildResult:
+    """Runs a command in its own process group and kills the group on timeout. With
+    `progress_path`, the timeout counts from the last change of that file (the worker
+    appends a record after each measurement), so it bounds one measurement, not the job.
+    Peak RSS is the child's VmHWM, polled from /proc while it runs (wait4's ru_maxrss would
+    also count the parent's own RSS, which a forked child inherits across exec)."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    stderr = tempfile.TemporaryFile()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        env=full_env,
+        cwd=REPO,
+        start_new_session=True,
+    )
+    timed_out = False
+    last_change, last_size = t0, -1
+    peak = 0.0
+    while True:
+        peak = max(peak, vm_hwm_mb(proc.pid))
+        pid, status, _usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            break
+        now = time.perf_counter()
+        if progress_path is not None:
+            size = progress_path.stat().st_size if progress_path.exists() else 0
+            if size != last_size:
+                last_change, last_size = now, size
+        if now - last_change > timeout:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _, status, _usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.02)
+    seconds = time.perf_counter() - t0
+    returncode = os.waitstatus_to_exitcode(status)
+    proc.returncode = returncode
+    for f in (stdin, stdout):
+        if hasattr(f, "close"):
+            f.close()
+    stderr.seek(0)
+    tail = stderr.read().decode("utf-8", errors="replace")[-2000:]
+    stderr.close()
+    return ChildResult(
+        ok=returncode == 0 and not timed_out,
+        seconds=seconds,
+        peak_rss_mb=peak,
+        returncode=returncode,
+        timed_out=timed_out,
+        stderr_tail=tail,
+    )
+
+
+def failure_reason(res: ChildResult, timeout: float) -> str:
+    if res.timed_out:
+        return f"timed out (> {timeout:g} s)"
+    lines = [ln for ln in res.stderr_tail.splitlines() if ln.strip()]
+    last = lines[-1].strip() if lines else ""
+    if res.returncode is not None and res.returncode < 0:
+        return f"crashed (signal {-res.returncode}) {last}".strip()[:300]
+    return f"failed (exit {res.returncode}): {last}"[:300]
+
+
+def run_worker(
+    job: dict[str, Any], work: Path, *, timeout: float
+) -> tuple[list[dict], ChildResult]:
+    """Runs `python -m benchmarks.worker` on one job (a JSON file) and reads back the
+    records it appended to its output file, one JSON object a line. Records written before
+    a crash or a timeout are kept; `timeout` bounds the time between two records."""
+    work.mkdir(parents=True, exist_ok=True)
+    stamp = f"{job['kind']}-{job.get('peer', 'x')}-{time.monotonic_ns()}"
+    job_path = work / f"job-{stamp}.json"
+    out_path = work / f"out-{stamp}.jsonl"
+    job = dict(job, out=str(out_path))
+    job_path.write_text(json.dumps(job), encoding="utf-8")
+    env = single_thread_env() if job.get("pin") else {}
+    res = run_child(
+        [sys.executable, "-m", "benchmarks.worker", str(job_path)],
+        timeout=timeout,
+        env=env,
+        progress_path=out_path,
+    )
+    records = []
+    if out_path.is_file():
+        for line in out_path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                records.append(json.loads(line))
+        out_path.unlink()
+    job_path.unlink(missing_ok=True)
+    return records, res
+
+
+def vm_hwm_mb(pid: int | str = "self") -> float:
+    """A process's peak resident set since its exec (VmHWM), in MiB; 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def current_rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
