@@ -7,6 +7,7 @@ ids = tok.encode("some text"); tok.decode(ids)
 
 from subword._core import __version__
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.formats.codes import load_codes
 from subword.loading import load
 from subword.tokenizer import Tokenizer
 from subword.training import train
@@ -18,5 +19,6 @@ __all__ = [
     "TrainConfig",
     "__version__",
     "load",
+    "load_codes",
     "train",
 ]

@@ -12,6 +12,7 @@ COMMAND_MODULES = (
     "encode",  # encode and decode
     "explain",
     "compress",  # compress and decompress
+    "nmt",  # learn-bpe, apply-bpe and get-vocab, as subword-nmt
 )
 
 
