@@ -335,6 +335,21 @@ def test_dict_input_and_total_symbols_identical(nmt, tmp_path):
     assert ours_learn(table, tmp_path / "c", 17, 1, "--dict-input", "-t").count(b"\n") == 4
 
 
+@pytest.mark.peer
+def test_verbose_and_total_symbols_messages_match(nmt, tmp_path, capsys):
+    text = tmp_path / "text"
+    text.write_text(TEXT + "tést naïve x y z\n", encoding="utf-8")
+    err = io.StringIO()
+    with codecs.open(str(text), encoding="utf-8") as f, contextlib.redirect_stderr(err):
+        nmt.learn_bpe.learn_bpe(f, io.StringIO(), 40, 2, verbose=True, total_symbols=True)
+    run("learn-bpe", "-i", text, "-o", tmp_path / "codes", "-s", 40, "-v", "-t")
+    ours = capsys.readouterr().err.splitlines()
+    assert ours[-1].startswith("subword learn-bpe: ")  # our summary, then the same lines
+    assert ours[:-1] == err.getvalue().splitlines()
+    assert ours[0].startswith("Number of word-internal characters: ")
+    assert any(line.startswith("pair 0: ") for line in ours)
+
+
 def _random_codes(rng: random.Random, initial: list[str]) -> list[tuple[str, str]]:
     """Merges over `initial` symbols in a random order, repeats and strings made twice
     included: codes no trainer writes, where merging one pair at a time would differ from
@@ -533,6 +548,32 @@ def test_learn_apply_round_trip(tmp_path):
     segmented = out.read_text(encoding="utf-8")
     assert "@@ " in segmented
     assert re.sub(r"@@( |$)", "", segmented, flags=re.M) == re.sub(r"(?<=\S)  +(?=\S)", " ", TEXT)
+
+
+def test_commands_read_stdin_and_write_stdout(tmp_path):
+    """Without -i/-o the commands filter stdin to stdout, reading stdin as they read files
+    (line breaks kept byte for byte)."""
+    import subprocess
+    import sys
+
+    def filter_(*argv: object, data: bytes) -> bytes:
+        done = subprocess.run(
+            [sys.executable, "-m", "subword", *map(str, argv)], input=data, capture_output=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    data = TEXT.replace("\n", "\r\n", 5).encode("utf-8")
+    (tmp_path / "text").write_bytes(data)
+    codes = filter_("learn-bpe", "-s", 15, "-q", data=data)
+    run("learn-bpe", "-i", tmp_path / "text", "-o", tmp_path / "codes", "-s", 15, "-q")
+    assert codes == (tmp_path / "codes").read_bytes()
+    (tmp_path / "codes").write_bytes(codes)
+    segmented = filter_("apply-bpe", "-c", tmp_path / "codes", data=data)
+    assert segmented.count(b"\r\n") == 5 and b"@@ " in segmented
+    run("apply-bpe", "-c", tmp_path / "codes", "-i", tmp_path / "text", "-o", tmp_path / "out")
+    assert segmented == (tmp_path / "out").read_bytes()
+    assert filter_("get-vocab", data=data).startswith(b"the 60\n")
 
 
 def test_api_segments_like_the_command(tmp_path):

@@ -17,6 +17,9 @@ from collections.abc import Collection, Iterable, Sequence
 from subword import _core
 from subword.formats.codes import Codes
 
+# One glossary as three regexes: matching a whole segment, searching in it, splitting it.
+_Rule = tuple["re.Pattern[str]", "re.Pattern[str]", "re.Pattern[str]"]
+
 
 class _Glossaries:
     """subword-nmt's glossary rules. Each glossary is applied in turn to every segment of
@@ -25,7 +28,7 @@ class _Glossaries:
     glossary whole is then kept as it is, never segmented."""
 
     def __init__(self, glossaries: Sequence[str]) -> None:
-        self._rules = []
+        self._rules: list[_Rule] = []
         for glossary in glossaries:
             try:
                 self._rules.append(
@@ -39,7 +42,7 @@ class _Glossaries:
                 raise ValueError(f"glossary {glossary!r} is not a valid regex: {exc}") from None
         self._whole = re.compile("^(" + "|".join(glossaries) + ")$")
 
-    def _cut(self, segment: str, rule) -> list[str]:
+    def _cut(self, segment: str, rule: _Rule) -> list[str]:
         whole, anywhere, splitter = rule
         if whole.match(segment) or not anywhere.search(segment):
             return [segment]

@@ -364,7 +364,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 fn add_subword_nmt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegmenter>()?;
     m.add_function(wrap_pyfunction!(learn_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(count_nmt_words, m)?)?;
     Ok(())
+}
+
+/// Counts the words of `text` into `counter` as subword-nmt reads them.
+#[pyfunction]
+fn count_nmt_words(py: Python<'_>, mut counter: PyRefMut<'_, WordCounter>, text: &str) {
+    let table = &mut counter.inner.table;
+    py.detach(|| crate::segment::count_words(text, table));
 }
 
 /// subword-nmt's learn-bpe on a counter's table: characters with `</w>` attached to the

@@ -6,7 +6,8 @@ Words are what subword-nmt reads: a file's lines are cut where Python's `str.spl
 cuts them (subword-nmt reads through `codecs`), each line is stripped of `\\r`, `\\n` and
 spaces at both ends and split at single spaces. So a tab or a no-break space is part of a
 word, and a line break other than `\\r`/`\\n` (such as `\\x0b` or U+2028) stays at the end of
-the word before it. `WORD_PATTERN` is that rule as one regex for the core's counter.
+the word before it. The core counts (`count_nmt_words`) and segments (`Segmenter`) words
+with one and the same code.
 """
 
 from __future__ import annotations
@@ -16,16 +17,11 @@ import sys
 import time
 from collections.abc import Iterator
 
+from subword import _core
 from subword.cli import UsageError
 from subword.commands._io import _open_binary, output
 
-# Line breaks of str.splitlines that survive subword-nmt's strip('\r\n ') and so end a word.
-_KEPT_BREAKS = r"\x0B\x0C\x1C-\x1E\x{85}\x{2028}\x{2029}"
-# A word: a run of characters that are neither a space nor a line break, with the kept line
-# break that may end it; or such a line break alone (after a space or at a line start).
-WORD_PATTERN = rf"[^ \n\r{_KEPT_BREAKS}]+[{_KEPT_BREAKS}]?|[{_KEPT_BREAKS}]"
-
-_CHUNK = 1 << 22  # bytes of input segmented per call into the core
+_CHUNK = 1 << 22  # bytes of input handed to the core per call
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -168,17 +164,12 @@ def read_text_chunks(name: str) -> Iterator[str]:
             f.close()
 
 
-def count_words(name: str, *, show_progress: bool = False):
-    """The word table of a file or stdin, words split as subword-nmt splits them."""
-    from subword import _core
-
-    counter = _core.WordCounter(pattern=WORD_PATTERN)
-    if name == "-":
-        for text in read_text_chunks(name):
-            counter.add_texts([text])
-    else:
-        _open_binary(name).close()  # a clear error for a missing file
-        counter.add_file(name, errors="strict", show_progress=show_progress)
+def count_words(name: str) -> _core.WordCounter:
+    """The word table of a file or stdin, words split as subword-nmt splits them, in order
+    of first appearance."""
+    counter = _core.WordCounter()
+    for text in read_text_chunks(name):
+        _core.count_nmt_words(counter, text)
     return counter
 
 
@@ -208,7 +199,6 @@ def read_word_counts(name: str) -> dict[str, int]:
 
 # --- commands -----------------------------------------------------------------------------
 def run_learn(args: argparse.Namespace) -> int:
-    from subword import _core
     from subword.formats.codes import write_codes
 
     if args.min_frequency < 1:
@@ -224,7 +214,7 @@ def run_learn(args: argparse.Namespace) -> int:
                 counter.add_word(word, count)
         words = list(table)
     else:
-        counter = count_words(args.input, show_progress=progress)
+        counter = count_words(args.input)
         words = None
     if len(counter) == 0:
         raise UsageError(f"{args.input}: no words to learn from (the input is empty)")
@@ -244,7 +234,7 @@ def run_learn(args: argparse.Namespace) -> int:
             )
         symbols -= len(internal) + len(final)
 
-    learned = []
+    learned: list[tuple[str, str, int]] = []
     if symbols > 0:
         learned = _core.learn_codes(
             counter,
