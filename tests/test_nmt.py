@@ -268,11 +268,14 @@ def test_version_0_1_codes_apply_identically(nmt, slices, tmp_path):
     assert read_codes(codes) == Codes(merges=tok.merges, version=(0, 1))
     vocab = tmp_path / "vocab"
     vocab.write_text("".join(f"{w} 5\n" for w in ["the", "of", "and", "th@@", "e@@", "n"]))
+    outputs = []
     for options, flags in [({}, []), ({"vocabulary": vocab}, ["--vocabulary", vocab])]:
         run("apply-bpe", "-c", codes, "-i", text, "-o", tmp_path / "out", *flags)
         ours = (tmp_path / "out").read_bytes()
         theirs = nmt_apply(nmt, codes, text, **options)
         assert ours == theirs, first_difference(theirs, ours)
+        outputs.append(ours)
+    assert outputs[0] != outputs[1]  # the vocabulary check did split pieces back
 
 
 # --- synthetic text: every kind of line break and space ---------------------------------------
@@ -373,6 +376,7 @@ def test_arbitrary_codes_apply_identically(nmt, tmp_path, version):
     This exercises subword-nmt's all-occurrences merge rule and its reverse lookup."""
     rng = random.Random(2024 + version[1])
     mismatches = []
+    all_occurrences = 0  # codes where merging one pair at a time would not do
     for trial in range(120):
         ends = ["</w>"] if version == (0, 1) else ["a</w>", "b</w>", "c</w>"]
         merges = _random_codes(rng, ["a", "b", "c", *ends])
@@ -389,12 +393,14 @@ def test_arbitrary_codes_apply_identically(nmt, tmp_path, version):
         ours = subword.load_codes(
             codes, vocabulary=vocabulary if trial % 2 else None, glossaries=glossaries
         )
+        all_occurrences += not ours._core.merges_one_at_a_time()
         for word in words:
             if bpe.segment_tokens([word]) != ours.segment_words([word]):
                 mismatches.append((merges, word, bpe.segment_tokens([word])))
         line = " " + "  ".join(words) + " \n"
         assert ours.segment(line) == bpe.process_line(line)
     assert not mismatches, mismatches[:3]
+    assert all_occurrences > 20
 
 
 # --- where subword-nmt's learning is not exact ----------------------------------------------
