@@ -14,6 +14,8 @@ PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --upgrade pip
 # Builds the Rust core (release) and installs the package with its test dependencies.
 "$PY" -m pip install --quiet ".[test]"
+# CLIP's reference tokenizer; its dependencies (torch, torchvision) are not needed for it.
+"$PY" -m pip install --quiet --no-deps "clip-anytorch>=2.5,<3"
 
 echo "== format and lint"
 cargo fmt --all -- --check

@@ -13,7 +13,10 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::model::{Model, Pair, Unknown};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::model::{Algorithm, Model, Pair, Unknown};
 use crate::symbols::{EndOfWord, Unit};
 
 /// Above this many symbols a word is merged with the heap; below, by linear scans.
@@ -23,17 +26,28 @@ type MergeTable = FxHashMap<Pair, (u32, u32)>;
 
 /// Applies `table` to `ids` in place.
 pub fn apply_merges(table: &MergeTable, ids: &mut Vec<u32>) {
-    if ids.len() <= LINEAR_MAX {
-        merge_linear(table, ids)
+    apply_merges_from(table, ids, 0)
+}
+
+/// Applies `table` to the word that occupies `ids[start..]`, in place.
+pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
+    let n = ids.len() - start;
+    if n < 2 {
+        return;
+    }
+    if n <= LINEAR_MAX {
+        merge_linear_from(table, ids, start);
     } else {
-        merge_heap(table, ids)
+        let mut word = ids.split_off(start);
+        merge_heap(table, &mut word);
+        ids.extend_from_slice(&word);
     }
 }
 
-pub(crate) fn merge_linear(table: &MergeTable, ids: &mut Vec<u32>) {
-    while ids.len() > 1 {
+fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
+    while ids.len() - start > 1 {
         let mut best: Option<(u32, usize, u32)> = None;
-        for i in 0..ids.len() - 1 {
+        for i in start..ids.len() - 1 {
             if let Some(&(rank, merged)) = table.get(&(ids[i], ids[i + 1])) {
                 if best.is_none_or(|(r, _, _)| rank < r) {
                     best = Some((rank, i, merged));
@@ -95,6 +109,67 @@ pub(crate) fn merge_heap(table: &MergeTable, ids: &mut Vec<u32>) {
         }
     }
     ids.truncate(k);
+}
+
+/// The heap algorithm with dropout: a popped merge is skipped with probability `p`; the
+/// skipped ones go back on the heap after the next merge that happens.
+pub(crate) fn merge_heap_dropout(
+    table: &MergeTable,
+    ids: &mut Vec<u32>,
+    p: f64,
+    rng: &mut SmallRng,
+) {
+    const END: usize = usize::MAX;
+    let n = ids.len();
+    if n < 2 {
+        return;
+    }
+    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { END } else { i }).collect();
+    let mut prev: Vec<usize> = (0..n).map(|i| if i == 0 { END } else { i - 1 }).collect();
+    let mut alive = vec![true; n];
+    let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::with_capacity(n);
+    let mut skipped: Vec<Reverse<(u32, usize)>> = Vec::new();
+    for i in 0..n - 1 {
+        if let Some(&(rank, _)) = table.get(&(ids[i], ids[i + 1])) {
+            heap.push(Reverse((rank, i)));
+        }
+    }
+    while let Some(entry) = heap.pop() {
+        let Reverse((rank, i)) = entry;
+        let j = next[i];
+        if !alive[i] || j == END {
+            continue;
+        }
+        let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else {
+            continue;
+        };
+        if r != rank {
+            continue;
+        }
+        if rng.random::<f64>() < p {
+            skipped.push(entry);
+            continue;
+        }
+        ids[i] = merged;
+        alive[j] = false;
+        next[i] = next[j];
+        if next[j] != END {
+            prev[next[j]] = i;
+        }
+        heap.extend(skipped.drain(..));
+        if prev[i] != END {
+            if let Some(&(r, _)) = table.get(&(ids[prev[i]], ids[i])) {
+                heap.push(Reverse((r, prev[i])));
+            }
+        }
+        if next[i] != END {
+            if let Some(&(r, _)) = table.get(&(ids[i], ids[next[i]])) {
+                heap.push(Reverse((r, i)));
+            }
+        }
+    }
+    let kept: Vec<u32> = (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect();
+    *ids = kept;
 }
 
 /// Which special tokens are recognised in a text.
@@ -160,6 +235,11 @@ impl Model {
             if failure.is_some() {
                 return;
             }
+            // A piece that is a whole token needs neither the cache nor merging.
+            if let Some(id) = self.whole_piece(piece) {
+                out.push(id);
+                return;
+            }
             if let Some(ids) = cache.map.get(piece) {
                 out.extend_from_slice(ids);
                 return;
@@ -183,19 +263,129 @@ impl Model {
             .map_err(|u| u.into_error(piece, 0))
     }
 
-    fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
-        if self.config.ignore_merges {
-            if let Some(&id) = self.piece_ids.get(piece.as_bytes()) {
-                out.push(id);
-                return Ok(());
+    /// The id of a piece that is encoded whole: a special token found by the pattern
+    /// (CLIP), or a piece that is itself a token when merges are ignored (tiktoken).
+    #[inline]
+    fn whole_piece(&self, piece: &str) -> Option<u32> {
+        if !self.special_pieces.is_empty() {
+            if let Some(&id) = self.special_pieces.get(piece) {
+                return Some(id);
             }
+        }
+        if self.config.ignore_merges {
+            return self.piece_ids.get(piece.as_bytes());
+        }
+        None
+    }
+
+    fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
+        if let Some(id) = self.whole_piece(piece) {
+            out.push(id);
+            return Ok(());
+        }
+        if matches!(self.config.algorithm, Algorithm::Greedy { .. }) {
+            return self.greedy_word(piece, out);
         }
         let start = out.len();
         self.initial_ids(piece, out)?;
-        let mut word: Vec<u32> = out.drain(start..).collect();
-        apply_merges(&self.merges, &mut word);
-        out.extend_from_slice(&word);
+        apply_merges_from(&self.merges, out, start);
         Ok(())
+    }
+
+    /// Greedy longest match (seed 003): at each position the longest token that matches;
+    /// a character no token starts with becomes the unknown token. Tokens after the first
+    /// of the word take their continuation form.
+    fn greedy_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
+        // Character boundaries, so candidate lengths are counted in characters.
+        let bounds: Vec<usize> = piece
+            .char_indices()
+            .map(|(b, _)| b)
+            .chain([piece.len()])
+            .collect();
+        let chars = bounds.len() - 1;
+        let mut at = 0;
+        while at < chars {
+            let longest = self.greedy_max_chars.min(chars - at);
+            let found = (1..=longest).rev().find_map(|n| {
+                self.greedy
+                    .get(&piece[bounds[at]..bounds[at + n]])
+                    .map(|&ids| (n, ids))
+            });
+            match found {
+                Some((n, (id, cont))) => {
+                    out.push(if at == 0 { id } else { cont });
+                    at += n;
+                }
+                None => {
+                    let c = piece[bounds[at]..].chars().next().unwrap_or('\u{fffd}');
+                    match self.config.unknown {
+                        Unknown::Unk(id) => out.push(id),
+                        Unknown::Error => {
+                            return Err(UnknownChar {
+                                byte: bounds[at],
+                                c,
+                            })
+                        }
+                    }
+                    at += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes with BPE-dropout: each merge is skipped with probability `p` when its turn
+    /// comes (skipped merges may apply later, once a neighbour changed). Seeded, so the same
+    /// text, `p` and seed give the same ids; `p = 0` is plain encoding.
+    pub fn encode_dropout(
+        &self,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        p: f64,
+        seed: u64,
+    ) -> Result<Vec<u32>> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::invalid(format!(
+                "dropout must be between 0 and 1, got {p}"
+            )));
+        }
+        if p == 0.0 || matches!(self.config.algorithm, Algorithm::Greedy { .. }) {
+            return self.encode(text, specials);
+        }
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let normalized = self.config.normalizer.normalize(text);
+        let mut out = Vec::new();
+        let mut ordinary = |part: &str, out: &mut Vec<u32>| -> Result<()> {
+            let mut failure = None;
+            self.config.pre_tokenizer.for_each_piece(part, |piece| {
+                if failure.is_some() {
+                    return;
+                }
+                let start = out.len();
+                if let Err(u) = self.initial_ids(piece, out) {
+                    let offset = piece.as_ptr() as usize - part.as_ptr() as usize;
+                    failure = Some(u.into_error(part, offset));
+                    return;
+                }
+                let mut word: Vec<u32> = out.drain(start..).collect();
+                merge_heap_dropout(&self.merges, &mut word, p, &mut rng);
+                out.extend_from_slice(&word);
+            })?;
+            failure.map_or(Ok(()), Err)
+        };
+        match specials {
+            None => ordinary(&normalized, &mut out)?,
+            Some(matcher) => {
+                let mut start = 0;
+                for m in matcher.automaton.find_iter(normalized.as_ref()) {
+                    ordinary(&normalized[start..m.start()], &mut out)?;
+                    out.push(matcher.ids[m.pattern().as_usize()]);
+                    start = m.end();
+                }
+                ordinary(&normalized[start..], &mut out)?;
+            }
+        }
+        Ok(out)
     }
 
     /// The initial symbol ids of a piece.
@@ -282,7 +472,7 @@ mod tests {
         for n in 1..200 {
             let mut a = vec![0u32; n];
             let mut b = a.clone();
-            merge_linear(&t, &mut a);
+            merge_linear_from(&t, &mut a, 0);
             merge_heap(&t, &mut b);
             assert_eq!(a, b, "n = {n}");
         }

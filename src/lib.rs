@@ -7,6 +7,7 @@
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
+pub mod compress;
 pub mod count;
 pub mod decode;
 pub mod encode;

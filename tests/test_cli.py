@@ -121,3 +121,38 @@ def test_every_command_has_help():
     for command in ["train", "encode", "decode", "explain", "demo"]:
         done = run(command, "--help")
         assert done.returncode == 0 and "usage:" in done.stdout
+
+
+def test_greedy_pipeline_writes_vocab_txt(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT * 5)
+    model, vocab = tmp_path / "g.json", tmp_path / "vocab.txt"
+    done = run(
+        "train",
+        str(corpus),
+        "--algorithm",
+        "greedy",
+        "--vocab-size",
+        "20",
+        "--min-frequency",
+        "1",
+        "-o",
+        str(model),
+        "--vocab-txt",
+        str(vocab),
+    )
+    assert done.returncode == 0, done.stderr
+    tokens = vocab.read_text().splitlines()
+    assert len(tokens) == 19 and not any(t.startswith("##") for t in tokens)  # 20 - <unk>
+    out = run("encode", "-m", str(model), "--tokens", stdin="slowestestest\n").stdout.split()
+    assert out[0] in tokens and all(t.startswith("##") for t in out[1:])
+    ids = run("encode", "-m", str(model), stdin="slowestestest lowest\n").stdout
+    assert run("decode", "-m", str(model), stdin=ids).stdout == "slowestestest lowest\n"
+
+
+def test_encode_dropout_is_reproducible(model):
+    first = run("encode", "-m", str(model), "--dropout", "0.5", "--seed", "7", stdin=TEXT)
+    again = run("encode", "-m", str(model), "--dropout", "0.5", "--seed", "7", stdin=TEXT)
+    plain = run("encode", "-m", str(model), stdin=TEXT)
+    assert first.returncode == 0 and first.stdout == again.stdout != plain.stdout
+    assert run("decode", "-m", str(model), stdin=first.stdout).stdout == TEXT

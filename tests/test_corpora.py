@@ -50,3 +50,28 @@ def test_saved_model_reloads_identically(corpora_dir, tmp_path):
     assert again.merges == tok.merges and again.vocab == tok.vocab
     sample = path.read_text(encoding="utf-8").splitlines()[:2000]
     assert again.encode_batch(sample) == tok.encode_batch(sample)
+
+
+@pytest.mark.parametrize("tie_break", ["lexicographic", "first", "subword-nmt"])
+def test_same_model_whatever_the_thread_count(corpora_dir, tmp_path, tie_break):
+    import subprocess
+    import sys
+
+    script = (
+        "import subword, sys; tok = subword.train([sys.argv[1]], vocab_size=6000, "
+        f"tie_break={tie_break!r}, kind=sys.argv[3], show_progress=False); tok.save(sys.argv[2])"
+    )
+    source = str(corpora_dir / "multi-fortunes.txt")
+    for kind in ("classic", "byte"):
+        saved = []
+        for threads in ("1", "3"):
+            out = tmp_path / f"{kind}-{threads}.json"
+            env = {**__import__("os").environ, "RAYON_NUM_THREADS": threads}
+            subprocess.run(
+                [sys.executable, "-c", script, source, str(out), kind],
+                env=env,
+                check=True,
+                timeout=300,
+            )
+            saved.append(out.read_text())
+        assert saved[0] == saved[1], kind

@@ -46,6 +46,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `| head`); that is not an error of ours.
         sys.stderr.close()
         return 0
-    except (UsageError, ValueError, OSError, UnicodeError, KeyError) as exc:
+    except (UsageError, ValueError, OSError, UnicodeError, KeyError, ImportError) as exc:
         print(f"subword {args.command}: error: {exc}", file=sys.stderr)
         return 2

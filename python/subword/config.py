@@ -9,8 +9,10 @@ KINDS = ("classic", "byte")
 END_OF_WORD = ("separate", "attached", "none")
 TIE_BREAKS = ("lexicographic", "first", "subword-nmt")
 UNKNOWN = ("unk", "error")
-NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd")
+NORMALIZATIONS = (None, "nfc", "nfd", "nfkc", "nfkd", "jamo")
 MERGE_RULES = ("merges", "ranks")
+ALGORITHMS = ("bpe", "greedy")
+CLEANERS = (None, "clip")
 
 
 def _check_choice(name: str, value: object, choices: tuple) -> None:
@@ -36,6 +38,20 @@ class TokenizerConfig:
         (tiktoken). Both merge one lowest-rank pair at a time, leftmost first.
     ignore_merges: a pre-token that is itself a token is emitted whole (tiktoken, HF's
         `ignore_merges`).
+    clean: text cleaning run before normalization: None, or "clip" (CLIP's ftfy fix,
+        HTML unescape, whitespace collapse and lower-casing; needs ftfy).
+    specials_in_pattern: special tokens are found by the pre-tokenizer's own matches (a
+        piece equal to a special token is that token, as CLIP does) instead of being split
+        off before pre-tokenization.
+    algorithm: "bpe" applies merges; "greedy" takes the longest vocabulary entry at each
+        position (seed 003), later pieces of a word in their continuation form
+        (`continuation_prefix` + token, "##" by default); needs end_of_word="none".
+    normalization: None, "nfc", "nfd", "nfkc", "nfkd", or "jamo" (NFC, then Hangul
+        syllables split into conjoining jamo; decoding composes them again).
+    korean_drop_tags / korean_spacing: options of the "korean" pre-tokenizer (see
+        `subword.korean`): morphemes to leave out, by Kiwi tag or group ("Josa",
+        "Punctuation", "Foreign"); whether word starts are marked so decode restores the
+        spacing.
     """
 
     kind: str = "classic"
@@ -48,13 +64,36 @@ class TokenizerConfig:
     unknown: str = "unk"
     merge_rule: str = "merges"
     ignore_merges: bool = False
+    algorithm: str = "bpe"
+    continuation_prefix: str = "##"
+    clean: str | None = None
+    specials_in_pattern: bool = False
+    korean_drop_tags: tuple[str, ...] = ()
+    korean_spacing: bool = True
 
     def __post_init__(self) -> None:
+        # JSON gives lists: keep a tuple, so configs compare equal after a round trip.
+        tags = self.korean_drop_tags
+        if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+            raise ValueError(f"korean_drop_tags must be a list of tag names, got {tags!r}")
+        self.korean_drop_tags = tuple(tags)
+        if self.korean_drop_tags and self.pre_tokenizer != "korean":
+            raise ValueError("korean_drop_tags needs pre_tokenizer='korean'")
         _check_choice("kind", self.kind, KINDS)
         _check_choice("normalization", self.normalization, NORMALIZATIONS)
         _check_choice("end_of_word", self.end_of_word, END_OF_WORD)
         _check_choice("unknown", self.unknown, UNKNOWN)
         _check_choice("merge_rule", self.merge_rule, MERGE_RULES)
+        _check_choice("algorithm", self.algorithm, ALGORITHMS)
+        _check_choice("clean", self.clean, CLEANERS)
+        if self.algorithm == "greedy":
+            if not self.continuation_prefix:
+                raise ValueError("continuation_prefix must not be empty for greedy matching")
+            if self.kind != "classic" or self.end_of_word != "none":
+                raise ValueError(
+                    "algorithm='greedy' needs kind='classic' and end_of_word='none' "
+                    "(continuation prefixes mark the words instead)"
+                )
         if self.end_of_word != "none" and not self.end_of_word_symbol:
             raise ValueError("end_of_word_symbol must not be empty")
 

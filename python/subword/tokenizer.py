@@ -5,7 +5,7 @@ tiktoken's special-token rules."""
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Literal
 
 from subword import _core, pretokenizers
@@ -15,14 +15,34 @@ SpecialSet = Collection[str] | Literal["all"]
 
 
 def resolve_pattern(name: str) -> str | None:
-    """The regex for a pre-tokenizer name; None means whitespace splitting."""
+    """The regex for a pre-tokenizer name or user regex; None means whitespace splitting."""
     if name == "whitespace":
         return None
-    try:
-        from subword.formats.patterns import resolve_pattern as resolve
-    except ImportError:  # pragma: no cover - the formats module ships with the package
-        return name
+    from subword.formats.patterns import resolve_pattern as resolve
+
     return resolve(name)
+
+
+def _cleaner(name: str | None) -> Callable[[str], str] | None:
+    if name == "clip":
+        from subword.formats.clip import clean_text
+
+        return clean_text
+    return None
+
+
+def with_continuations(spec: ModelSpec) -> ModelSpec:
+    """A greedy model's vocabulary holds every token twice: as it starts a word, and in its
+    continuation form (`##est`), which gets a new id after all others."""
+    prefix = spec.config.continuation_prefix
+    vocab = dict(spec.vocab)
+    next_id = max([*vocab.values(), *spec.special_tokens.values()], default=-1) + 1
+    plain = [t for t in vocab if not (t.startswith(prefix) and t[len(prefix) :] in vocab)]
+    for token in plain:
+        if token != spec.config.unk_token and prefix + token not in vocab:
+            vocab[prefix + token] = next_id
+            next_id += 1
+    return ModelSpec(spec.config, vocab, list(spec.merges), dict(spec.special_tokens))
 
 
 def _split_specials(text: str, tokens: list[str]) -> list[str]:
@@ -37,6 +57,8 @@ class Tokenizer:
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
     def __init__(self, spec: ModelSpec, training: dict | None = None) -> None:
+        if spec.config.algorithm == "greedy":
+            spec = with_continuations(spec)
         self._spec = spec
         self.training = dict(training or {})
         config = spec.config
@@ -45,19 +67,26 @@ class Tokenizer:
             raise ValueError(
                 f"unknown='unk' needs the unk_token {config.unk_token!r} in the vocabulary"
             )
+        self._clean = _cleaner(config.clean)
+        specials = spec.special_tokens
+        # Special tokens are matched as whole texts, never built from merges or bytes.
+        ordinary = [(t, i) for t, i in spec.vocab.items() if t not in specials]
         self._core = _core.Model(
-            list(spec.vocab.items()),
+            ordinary,
             list(spec.merges),
-            list(spec.special_tokens.items()),
+            list(specials.items()),
             unit="bytes" if config.kind == "byte" else "chars",
             end_of_word=config.end_of_word,
             end_of_word_symbol=config.end_of_word_symbol,
             normalization=config.normalization,
-            lowercase=config.lowercase,
+            # A cleaner lower-cases as its reference does (CLIP: Python's str.lower).
+            lowercase=config.lowercase and self._clean is None,
             pattern=resolve_pattern(config.pre_tokenizer),
             merge_rule=config.merge_rule,
             ignore_merges=config.ignore_merges,
             unk_id=unk_id if config.unknown == "unk" else None,
+            greedy_prefix=config.continuation_prefix if config.algorithm == "greedy" else None,
+            specials_in_pattern=config.specials_in_pattern,
         )
         self._id_to_token = dict(self._core.id_to_token())
         self._python_pre_tokenizer = pretokenizers.get(config)
@@ -115,7 +144,7 @@ class Tokenizer:
     # --- encoding ----------------------------------------------------------------------
     def _specials_for(self, text: str, allowed: SpecialSet, disallowed: SpecialSet):
         specials = self._spec.special_tokens
-        if not specials:
+        if not specials or self.config.specials_in_pattern:
             return None
         allowed_set = frozenset(specials) if allowed == "all" else frozenset(allowed)
         unknown = allowed_set - specials.keys()
@@ -144,17 +173,35 @@ class Tokenizer:
         *,
         allowed_special: SpecialSet = frozenset(),
         disallowed_special: SpecialSet = "all",
+        dropout: float | None = None,
+        seed: int = 0,
     ) -> list[int]:
         """Token ids of `text`. Special tokens follow tiktoken's rules: those in
         `allowed_special` are encoded as themselves; finding one of `disallowed_special`
-        (by default every special token not allowed) raises ValueError."""
+        (by default every special token not allowed) raises ValueError.
+
+        dropout: BPE-dropout — each merge is skipped with this probability when its turn
+        comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
+        symbols."""
+        if self._clean is not None:
+            text = self._clean(text)
         matcher = self._specials_for(text, allowed_special, disallowed_special)
         if self._python_pre_tokenizer is not None:
+            if dropout:
+                raise ValueError("dropout is not available with a Python pre-tokenizer")
             return self._encode_python_pieces(text, matcher)
+        if dropout is not None:
+            if not 0.0 <= dropout <= 1.0:
+                raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+            if seed < 0:
+                raise ValueError(f"seed must be >= 0, got {seed}")
+            return self._core.encode(text, matcher, float(dropout), seed)
         return self._core.encode(text, matcher)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
+        if self._clean is not None:
+            text = self._clean(text)
         if self._python_pre_tokenizer is not None:
             return self._encode_python_pieces(text, None)
         return self._core.encode(text, None)
@@ -183,15 +230,70 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ) -> list[list[int]]:
         """Encodes many texts in parallel (the GIL is released); results in input order."""
-        texts = list(texts)
+        texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
         matcher = None
         for text in texts:
             matcher = self._specials_for(text, allowed_special, disallowed_special)
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         if self._python_pre_tokenizer is not None:
-            return [self._encode_python_pieces(t, matcher) for t in texts]
+            batch = getattr(self._python_pre_tokenizer, "pieces_batch", None)
+            if batch is None or matcher is not None:
+                return [self._encode_python_pieces(t, matcher) for t in texts]
+            # One analysis of the whole batch (Kiwi spreads it over its threads), then
+            # one call into the core for all pieces.
+            per_text = batch(self._normalizer.normalize_batch(texts))
+            encoded = iter(self._core.encode_pieces([p for ps in per_text for p in ps]))
+            return [[i for _ in ps for i in next(encoded)] for ps in per_text]
         return self._core.encode_batch(texts, matcher, num_threads)
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ):
+        """`encode` as a NumPy `uint32` array (no Python list is built)."""
+        import numpy as np
+
+        if self._python_pre_tokenizer is not None:
+            ids = self.encode(
+                text, allowed_special=allowed_special, disallowed_special=disallowed_special
+            )
+            return np.asarray(ids, dtype=np.uint32)
+        if self._clean is not None:
+            text = self._clean(text)
+        matcher = self._specials_for(text, allowed_special, disallowed_special)
+        return np.frombuffer(self._core.encode_to_bytes(text, matcher), dtype="<u4")
+
+    def encode_batch_to_numpy(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: int | None = None,
+        allowed_special: SpecialSet = frozenset(),
+        disallowed_special: SpecialSet = "all",
+    ):
+        """A batch as one flat `uint32` array of ids and a `uint64` array of offsets: the
+        ids of text i are `ids[offsets[i]:offsets[i + 1]]`."""
+        import numpy as np
+
+        if self._python_pre_tokenizer is not None:
+            batch = self.encode_batch(
+                texts, allowed_special=allowed_special, disallowed_special=disallowed_special
+            )
+            offsets = np.cumsum([0, *map(len, batch)], dtype=np.uint64)
+            flat = np.fromiter((i for ids in batch for i in ids), dtype=np.uint32)
+            return flat, offsets
+        texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
+        matcher = None
+        for text in texts:
+            matcher = self._specials_for(text, allowed_special, disallowed_special)
+        if num_threads is not None and num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        flat, offsets = self._core.encode_batch_to_bytes(texts, matcher, num_threads)
+        return np.frombuffer(flat, dtype="<u4"), np.frombuffer(offsets, dtype="<u8")
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (what `encode` gives, before ids)."""
@@ -202,19 +304,66 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         return self._core.decode_bytes(list(ids))
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+    def decode(self, ids: Iterable[int], errors: str = "replace", *, join: bool = True) -> str:
         """The text of `ids`. Byte-level ids that split a UTF-8 sequence follow `errors`
-        (as `bytes.decode`). Classic models give the words separated by single spaces."""
-        return self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+        (as `bytes.decode`). Classic models give the words separated by single spaces.
+        A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
+        Korean one restores the spacing from its word-start marks); `join=False` gives
+        the pieces as the core decodes them instead."""
+        text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+        joiner = getattr(self._python_pre_tokenizer, "join", None) if join else None
+        if joiner is None:
+            return text
+        # Classic pieces end in a space (the end-of-word symbol); with end_of_word="none"
+        # nothing separates them and the pre-tokenizer gets the text as one piece.
+        return joiner(text.split(" ") if self.config.end_of_word != "none" else [text])
 
-    def decode_batch(self, batch: Iterable[Iterable[int]], errors: str = "replace") -> list[str]:
-        return [self.decode(ids, errors) for ids in batch]
+    def decode_batch(
+        self, batch: Iterable[Iterable[int]], errors: str = "replace", *, join: bool = True
+    ) -> list[str]:
+        return [self.decode(ids, errors, join=join) for ids in batch]
 
     # --- persistence -------------------------------------------------------------------
+    def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
+        """Writes the plain vocabulary, one token a line in id order (seed 003's vocab.txt;
+        continuation forms and special tokens left out)."""
+        from subword.files import write_atomic
+
+        prefix = self.config.continuation_prefix if self.config.algorithm == "greedy" else None
+        plain = sorted(self._spec.vocab.items(), key=lambda item: item[1])
+        lines = [
+            t
+            for t, _ in plain
+            if t != self.config.unk_token
+            and not (prefix and t.startswith(prefix) and t[len(prefix) :] in self._spec.vocab)
+        ]
+        write_atomic(path, "".join(t + "\n" for t in lines))
+
     def save(self, path: str | os.PathLike[str], format: str = "native") -> None:
-        """Writes the model; see `subword.save_formats` for what each format can hold."""
+        """Writes the model. format: "native" (subword's JSON: everything), "hf"
+        (tokenizer.json), "tiktoken" (byte-level, rank-ordered models only) or "gpt2"
+        (`path` is a folder that gets vocab.json and merges.txt). A format that cannot
+        express the model raises ValueError naming what it lacks."""
+        from pathlib import Path
+
+        from subword.formats import write_gpt2, write_hf, write_tiktoken
         from subword.formats.native import write_native
 
-        if format != "native":
-            raise ValueError(f"format={format!r} is not supported yet; use 'native'")
-        write_native(self._spec, path, self.training or None)
+        if format == "native":
+            write_native(self._spec, path, self.training or None)
+        elif format == "hf":
+            write_hf(self._spec, path)
+        elif format == "tiktoken":
+            write_tiktoken(self._spec, path)
+        elif format == "gpt2":
+            if self.config.pre_tokenizer != "gpt2":
+                raise ValueError(
+                    "GPT-2 files cannot record the pre-tokenizer "
+                    f"{self.config.pre_tokenizer!r} (loading them assumes 'gpt2'): save as "
+                    "'hf' or 'native' instead"
+                )
+            folder = Path(path)
+            folder.mkdir(parents=True, exist_ok=True)
+            write_gpt2(self._spec, folder / "vocab.json", folder / "merges.txt")
+        else:
+            raise ValueError(f"format={format!r}: use native, hf, tiktoken or gpt2")

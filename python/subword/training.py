@@ -13,6 +13,7 @@ from typing import Union
 
 from subword import _core, pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.files import read_lines
 from subword.tokenizer import Tokenizer, resolve_pattern
 
 Source = Union[str, os.PathLike, Iterable, Mapping]
@@ -33,11 +34,15 @@ def train(
     special_tokens: Iterable[str] = (),
     unk_token: str | None = "<unk>",
     unknown: str = "unk",
+    algorithm: str = "bpe",
+    continuation_prefix: str = "##",
     pre_tokenizer: str | None = None,
     normalization: str | None = None,
     lowercase: bool = False,
     errors: str = "strict",
     show_progress: bool | None = None,
+    korean_drop_tags: Iterable[str] = (),
+    korean_spacing: bool = True,
 ) -> Tokenizer:
     """Learns a BPE vocabulary.
 
@@ -51,8 +56,15 @@ def train(
         tokens + alphabet + merged tokens) reaches that size; both: whichever comes first;
         neither: merge while some pair occurs `min_frequency` times.
     tie_break: "lexicographic" (default), "first" or "subword-nmt"; see the README.
+    algorithm: "bpe" (apply merges) or "greedy" (longest match with "##" continuation
+        pieces, seed 003; end_of_word defaults to "none"). A greedy model's vocabulary
+        also holds the continuation form of each token; `vocab_size` counts the plain ones.
     errors: "strict" (invalid UTF-8 in a file is an error naming the file and byte) or
         "replace".
+    pre_tokenizer="korean": words split into morphemes by Kiwi (`pip install
+        subword[korean]`); `normalization` then defaults to "nfc". `korean_drop_tags`
+        (Kiwi tags or "Josa", "Punctuation", "Foreign") and `korean_spacing` are its
+        options, described in `subword.korean`.
     """
     specials = list(dict.fromkeys(special_tokens))
     settings = TrainConfig(
@@ -64,9 +76,11 @@ def train(
         show_progress=show_progress,
     )
     if end_of_word is None:
-        end_of_word = "separate" if kind == "classic" else "none"
+        end_of_word = "separate" if kind == "classic" and algorithm == "bpe" else "none"
     if pre_tokenizer is None:
         pre_tokenizer = "whitespace" if kind == "classic" else "gpt2"
+    if pre_tokenizer == "korean" and normalization is None:
+        normalization = "nfc"
     config = TokenizerConfig(
         kind=kind,
         normalization=normalization,
@@ -76,6 +90,12 @@ def train(
         end_of_word_symbol=end_of_word_symbol,
         unk_token=unk_token if kind == "classic" else None,
         unknown=unknown if kind == "classic" else "unk",
+        algorithm=algorithm,
+        continuation_prefix=continuation_prefix,
+        korean_drop_tags=(
+            (korean_drop_tags,) if isinstance(korean_drop_tags, str) else tuple(korean_drop_tags)
+        ),
+        korean_spacing=korean_spacing,
     )
     if config.kind == "classic" and config.unknown == "unk" and not config.unk_token:
         raise ValueError("unknown='unk' needs an unk_token; pass unknown='error' to have none")
@@ -96,7 +116,8 @@ def train(
             errors=errors,
             show_progress=progress,
         )
-    reserved = [config.unk_token] if config.kind == "classic" and config.unk_token else []
+    with_unk = config.kind == "classic" and config.unknown == "unk" and config.unk_token
+    reserved = [config.unk_token] if with_unk else []
     reserved += [s for s in specials if s not in reserved]
     alphabet, merges = _core.train(
         counter,
@@ -132,8 +153,13 @@ class _PiecesCounter:
         self._normalize = _core.Normalizer(config.normalization, config.lowercase)
 
     def add_texts(self, texts: list[str]) -> None:
+        normalized = self._normalize.normalize_batch(texts)
+        batch = getattr(self._pre_tokenizer, "pieces_batch", None)
+        if batch is not None:  # e.g. Kiwi analyses a batch on several threads
+            self._counter.add_words([p for pieces in batch(normalized) for p in pieces])
+            return
         pieces: list[str] = []
-        for text in self._normalize.normalize_batch(texts):
+        for text in normalized:
             pieces.extend(self._pre_tokenizer.pieces(text))
         self._counter.add_words(pieces)
 
@@ -143,29 +169,10 @@ def _texts_of(source: Source, errors: str) -> Iterable[str]:
     if isinstance(source, (str, os.PathLike)):
         source = [source]
     if isinstance(source, (list, tuple)):
-        return (line for path in source for line in _read_lines(path, errors))
+        return read_lines(source, errors, keep_ends=True)
     if isinstance(source, Mapping):
         raise ValueError("a word table is already pre-tokenized: use the default pre_tokenizer")
     return source
-
-
-def _read_lines(path, errors: str):
-    import gzip
-
-    with open(path, "rb") as f:
-        gz = f.read(2) == b"\x1f\x8b"
-    opener = gzip.open if gz else open
-    offset = 0
-    with opener(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                yield raw.decode("utf-8", errors)
-            except UnicodeDecodeError as exc:
-                raise ValueError(
-                    f"{path}: invalid UTF-8 at byte {offset + exc.start} (line {number}); "
-                    'convert the file to UTF-8 or pass errors="replace"'
-                ) from None
-            offset += len(raw)
 
 
 def assemble(

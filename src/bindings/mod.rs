@@ -1,6 +1,8 @@
 //! The PyO3 layer: converts between Python objects and the core's types, maps errors to
 //! Python exceptions, releases the GIL around long work. No algorithm lives here.
 
+mod compress;
+mod nmt;
 mod progress;
 
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
@@ -10,9 +12,9 @@ use pyo3::types::PyBytes;
 use crate::count::{Counter, Utf8Errors};
 use crate::encode::SpecialMatcher;
 use crate::error::{Error, ErrorKind};
-use crate::model::{MergeRule, Model, ModelConfig, Unknown};
+use crate::model::{Algorithm, MergeRule, Model, ModelConfig, Unknown};
 use crate::normalize::{Form, Normalizer};
-use crate::pretokenize::PreTokenizer;
+use crate::pretokenize::{check_fast_against_regex, FastPattern, PreTokenizer};
 use crate::symbols::{EndOfWord, SymbolRules, Unit};
 use crate::train::{train as train_core, TieBreak, TrainConfig};
 
@@ -244,7 +246,8 @@ struct PyModel {
 impl PyModel {
     #[new]
     #[pyo3(signature = (vocab, merges, specials, *, unit, end_of_word, end_of_word_symbol,
-                        normalization, lowercase, pattern, merge_rule, ignore_merges, unk_id))]
+                        normalization, lowercase, pattern, merge_rule, ignore_merges, unk_id,
+                        greedy_prefix=None, specials_in_pattern=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -260,6 +263,8 @@ impl PyModel {
         merge_rule: &str,
         ignore_merges: bool,
         unk_id: Option<u32>,
+        greedy_prefix: Option<String>,
+        specials_in_pattern: bool,
     ) -> PyResult<Self> {
         let config = ModelConfig {
             normalizer: normalizer(normalization, lowercase)?,
@@ -276,6 +281,8 @@ impl PyModel {
             },
             ignore_merges,
             unknown: unk_id.map_or(Unknown::Error, Unknown::Unk),
+            algorithm: greedy_prefix.map_or(Algorithm::Bpe, |prefix| Algorithm::Greedy { prefix }),
+            specials_in_pattern,
         };
         let model = py
             .detach(|| Model::new(config, vocab, &merges, specials))
@@ -283,16 +290,21 @@ impl PyModel {
         Ok(PyModel { inner: model })
     }
 
-    #[pyo3(signature = (text, specials=None))]
+    #[pyo3(signature = (text, specials=None, dropout=None, seed=0))]
     fn encode(
         &self,
         py: Python<'_>,
         text: &str,
         specials: Option<&Specials>,
+        dropout: Option<f64>,
+        seed: u64,
     ) -> PyResult<Vec<u32>> {
         let matcher = specials.map(|s| &s.inner);
-        py.detach(|| self.inner.encode(text, matcher))
-            .map_err(to_py_err)
+        py.detach(|| match dropout {
+            None => self.inner.encode(text, matcher),
+            Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
+        })
+        .map_err(to_py_err)
     }
 
     #[pyo3(signature = (texts, specials=None, num_threads=None))]
@@ -317,6 +329,48 @@ impl PyModel {
             }
         };
         result.map_err(to_py_err)
+    }
+
+    /// Ids as little-endian u32 bytes, for a zero-parse `numpy.frombuffer`.
+    #[pyo3(signature = (text, specials=None))]
+    fn encode_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        specials: Option<&Specials>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let matcher = specials.map(|s| &s.inner);
+        let ids = py
+            .detach(|| self.inner.encode(text, matcher))
+            .map_err(to_py_err)?;
+        Ok(PyBytes::new(py, &ids_to_le_bytes(&ids)))
+    }
+
+    /// A batch as one flat array of ids (u32 bytes) and the offsets of each text's ids
+    /// (u64 bytes, one more than the texts).
+    #[pyo3(signature = (texts, specials=None, num_threads=None))]
+    fn encode_batch_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        specials: Option<&Specials>,
+        num_threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let batch = self.encode_batch(py, texts, specials, num_threads)?;
+        let (flat, offsets) = py.detach(|| {
+            let total: usize = batch.iter().map(Vec::len).sum();
+            let mut flat = Vec::with_capacity(total * 4);
+            let mut offsets = Vec::with_capacity((batch.len() + 1) * 8);
+            let mut at = 0u64;
+            offsets.extend_from_slice(&at.to_le_bytes());
+            for ids in &batch {
+                flat.extend_from_slice(&ids_to_le_bytes(ids));
+                at += ids.len() as u64;
+                offsets.extend_from_slice(&at.to_le_bytes());
+            }
+            (flat, offsets)
+        });
+        Ok((PyBytes::new(py, &flat), PyBytes::new(py, &offsets)))
     }
 
     /// Encodes pieces that were pre-tokenized by the caller (no normalization, no
@@ -347,6 +401,37 @@ impl PyModel {
     }
 }
 
+/// The pieces of `text` under `pattern`; `use_fast=False` forces fancy-regex even for the
+/// fixed patterns (for differential tests and benchmarks).
+#[pyfunction]
+#[pyo3(signature = (pattern, text, use_fast=true))]
+fn pretokenize(py: Python<'_>, pattern: &str, text: &str, use_fast: bool) -> PyResult<Vec<String>> {
+    let pre = if use_fast {
+        PreTokenizer::regex(pattern)
+    } else {
+        PreTokenizer::regex_only(pattern)
+    }
+    .map_err(to_py_err)?;
+    py.detach(|| pre.pieces(text)).map_err(to_py_err)
+}
+
+/// Where the fast splitter for `pattern` and fancy-regex first disagree over `texts`:
+/// (text index, piece index), or None.
+#[pyfunction]
+fn pretokenize_first_difference(
+    py: Python<'_>,
+    pattern: &str,
+    texts: Vec<String>,
+) -> PyResult<Option<(usize, usize)>> {
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    py.detach(|| check_fast_against_regex(pattern, &refs))
+        .map_err(to_py_err)
+}
+
+fn ids_to_le_bytes(ids: &[u32]) -> Vec<u8> {
+    ids.iter().flat_map(|id| id.to_le_bytes()).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -355,122 +440,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Specials>()?;
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
-    add_subword_nmt(m)?;
+    m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenize_first_difference, m)?)?;
+    let fast_patterns = pyo3::types::PyDict::new(m.py());
+    for fast in FastPattern::ALL {
+        fast_patterns.set_item(fast.name(), fast.regex())?;
+    }
+    m.add("FAST_PATTERNS", fast_patterns)?;
+    compress::register(m)?;
+    nmt::register(m)?;
     Ok(())
-}
-
-// --- subword-nmt codes files: learning with counts, segmenting (`crate::segment`) ---------
-
-fn add_subword_nmt(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PySegmenter>()?;
-    m.add_function(wrap_pyfunction!(learn_codes, m)?)?;
-    m.add_function(wrap_pyfunction!(count_nmt_words, m)?)?;
-    Ok(())
-}
-
-/// Counts the words of `text` into `counter` as subword-nmt reads them.
-#[pyfunction]
-fn count_nmt_words(py: Python<'_>, mut counter: PyRefMut<'_, WordCounter>, text: &str) {
-    let table = &mut counter.inner.table;
-    py.detach(|| crate::segment::count_words(text, table));
-}
-
-/// subword-nmt's learn-bpe on a counter's table: characters with `</w>` attached to the
-/// last one, ties to the greatest pair. Returns (left, right, count) per merge; there may
-/// be more than `num_merges` when a merge makes a string that already existed.
-#[pyfunction]
-#[pyo3(signature = (counter, *, num_merges, min_frequency, show_progress))]
-fn learn_codes(
-    py: Python<'_>,
-    counter: &WordCounter,
-    num_merges: usize,
-    min_frequency: u64,
-    show_progress: bool,
-) -> PyResult<Vec<(String, String, u64)>> {
-    let config = TrainConfig {
-        rules: symbol_rules("chars", "attached", crate::segment::END_OF_WORD)?,
-        num_merges: Some(num_merges),
-        vocab_size: None,
-        min_frequency,
-        tie_break: TieBreak::SubwordNmt,
-        reserved: 0,
-    };
-    let table = &counter.inner.table;
-    let trained = py
-        .detach(|| {
-            let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
-            let result = train_core(table, &config, &mut |done: usize, _: Option<usize>| {
-                bar.set_position(done as u64)
-            });
-            bar.finish_and_clear();
-            result
-        })
-        .map_err(to_py_err)?;
-    Ok(trained
-        .merges
-        .into_iter()
-        .zip(trained.counts)
-        .map(|((a, b), count)| (a, b, count))
-        .collect())
-}
-
-/// Segments text with a codes file's merges as `subword-nmt apply-bpe` does.
-#[pyclass(module = "subword._core", name = "Segmenter")]
-struct PySegmenter {
-    inner: crate::segment::Segmenter,
-}
-
-#[pymethods]
-impl PySegmenter {
-    #[new]
-    #[pyo3(signature = (merges, *, version, separator, vocabulary, glossaries, seed))]
-    fn new(
-        py: Python<'_>,
-        merges: Vec<(String, String)>,
-        version: &str,
-        separator: &str,
-        vocabulary: Option<Vec<String>>,
-        glossaries: bool,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let version = crate::segment::CodesVersion::parse(version).map_err(to_py_err)?;
-        let inner = py
-            .detach(|| {
-                crate::segment::Segmenter::new(
-                    &merges, version, separator, vocabulary, glossaries, seed,
-                )
-            })
-            .map_err(to_py_err)?;
-        Ok(PySegmenter { inner })
-    }
-
-    fn merges_one_at_a_time(&self) -> bool {
-        self.inner.merges_one_at_a_time()
-    }
-
-    #[pyo3(signature = (text, dropout=0.0))]
-    fn process_text(&mut self, py: Python<'_>, text: &str, dropout: f64) -> PyResult<String> {
-        let inner = &mut self.inner;
-        py.detach(|| inner.process_text(text, dropout))
-            .map_err(to_py_err)
-    }
-
-    #[pyo3(signature = (line, dropout=0.0))]
-    fn process_line(&mut self, line: &str, dropout: f64) -> PyResult<String> {
-        self.inner.process_line(line, dropout).map_err(to_py_err)
-    }
-
-    #[pyo3(signature = (words, dropout=0.0))]
-    fn segment_tokens(&mut self, words: Vec<String>, dropout: f64) -> PyResult<Vec<String>> {
-        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-        self.inner.segment_tokens(&refs, dropout).map_err(to_py_err)
-    }
-
-    fn unanalysed_words(&self, text: &str, as_lines: bool) -> Vec<String> {
-        self.inner.unanalysed_words(text, as_lines)
-    }
-
-    fn add_isolations(&mut self, words: Vec<(String, Option<crate::segment::Isolation>)>) {
-        self.inner.add_isolations(words)
-    }
 }

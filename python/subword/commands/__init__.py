@@ -12,16 +12,11 @@ COMMAND_MODULES = (
     "encode",  # encode and decode
     "explain",
     "compress",  # compress and decompress
+    "convert",
     "nmt",  # learn-bpe, apply-bpe and get-vocab, as subword-nmt
 )
 
 
 def register_all(subparsers: argparse._SubParsersAction) -> None:
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"subword.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"subword.commands.{name}":
-                raise
-            continue  # a command not written yet
-        module.register(subparsers)
+        importlib.import_module(f"subword.commands.{name}").register(subparsers)

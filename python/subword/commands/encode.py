@@ -25,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--allow-special", action="store_true", help="encode special tokens found in the text"
     )
     enc.add_argument("--errors", choices=("strict", "replace"), default="strict")
+    enc.add_argument("--dropout", type=float, metavar="P", help="BPE-dropout probability")
+    enc.add_argument("--seed", type=int, default=0, help="seed for --dropout (default 0)")
     enc.set_defaults(func=run_encode)
 
     dec = subparsers.add_parser(
@@ -56,10 +58,24 @@ def run_encode(args: argparse.Namespace) -> int:
     allowed = "all" if args.allow_special else frozenset()
     disallowed = "all" if not args.allow_special else ()
     with output(args.output) as out:
-        for batch in _batches(read_lines(args.inputs, args.errors), _BATCH):
-            encoded = tok.encode_batch(
-                batch, allowed_special=allowed, disallowed_special=disallowed
-            )
+        for number, batch in enumerate(_batches(read_lines(args.inputs, args.errors), _BATCH)):
+            if args.dropout is None:
+                encoded = tok.encode_batch(
+                    batch, allowed_special=allowed, disallowed_special=disallowed
+                )
+            else:
+                # One seed per line, derived from --seed and the line number: reproducible.
+                first = number * _BATCH
+                encoded = [
+                    tok.encode(
+                        line,
+                        allowed_special=allowed,
+                        disallowed_special=disallowed,
+                        dropout=args.dropout,
+                        seed=args.seed * 1_000_003 + first + i,
+                    )
+                    for i, line in enumerate(batch)
+                ]
             for ids in encoded:
                 if args.tokens:
                     out.write(" ".join(tok.id_to_token(i) or "" for i in ids) + "\n")

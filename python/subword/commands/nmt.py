@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from subword import _core
 from subword.cli import UsageError
-from subword.commands._io import _open_binary, output
+from subword.files import _open_binary, output
 
 _CHUNK = 1 << 22  # bytes of input handed to the core per call
 

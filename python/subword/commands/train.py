@@ -33,8 +33,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--special-token", action="append", default=[], metavar="TOKEN", help="repeatable"
     )
     p.add_argument("--unk-token", default="<unk>", metavar="TOKEN")
+    p.add_argument(
+        "--algorithm",
+        choices=("bpe", "greedy"),
+        default="bpe",
+        help="greedy: longest match with ## continuations (seed 003)",
+    )
+    p.add_argument(
+        "--vocab-txt", metavar="FILE", help="also write the plain vocabulary, one token a line"
+    )
     p.add_argument("--unknown", choices=("unk", "error"), default="unk")
-    p.add_argument("--pre-tokenizer", metavar="NAME|REGEX", help="whitespace (classic default)")
+    p.add_argument(
+        "--pre-tokenizer",
+        metavar="NAME|REGEX",
+        help="whitespace (classic default), korean (morphemes by Kiwi), or a regex",
+    )
+    p.add_argument(
+        "--korean-drop-tags",
+        default="",
+        metavar="TAGS",
+        help="korean: comma-separated Kiwi tags or groups to drop (Josa,Punctuation,Foreign)",
+    )
+    p.add_argument(
+        "--korean-spacing",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="korean: mark word starts so decode restores the spacing (default: on)",
+    )
     p.add_argument("--normalization", choices=[n for n in NORMALIZATIONS if n])
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict")
@@ -65,13 +90,18 @@ def run(args: argparse.Namespace) -> int:
         special_tokens=args.special_token,
         unk_token=args.unk_token,
         unknown=args.unknown,
+        algorithm=args.algorithm,
         pre_tokenizer=args.pre_tokenizer,
         normalization=args.normalization,
         lowercase=args.lowercase,
         errors=args.errors,
         show_progress=False if args.quiet else None,
+        korean_drop_tags=[t.strip() for t in args.korean_drop_tags.split(",") if t.strip()],
+        korean_spacing=args.korean_spacing,
     )
     tok.save(args.output)
+    if args.vocab_txt:
+        tok.save_vocab_txt(args.vocab_txt)
     if not args.quiet:
         seconds = time.perf_counter() - start
         print(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Union
 
-from subword.formats.native import atomic_write_text
+from subword.files import write_atomic
 
 if TYPE_CHECKING:
     from subword.segmenter import Segmenter
@@ -153,7 +153,7 @@ def write_codes(
     an open text stream. Byte for byte what subword-nmt 0.3.8's learn-bpe writes."""
     text = format_codes(merges, version=version)
     if isinstance(target, (str, os.PathLike)):
-        atomic_write_text(target, text)
+        write_atomic(target, text)
     else:
         target.write(text)
 

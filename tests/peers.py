@@ -1,0 +1,57 @@
+"""Peer libraries used as oracles (tiktoken, CLIP's simple_tokenizer, HF tokenizers) and the
+shared corpora. Outside CI a missing peer or corpus skips the test with the reason; under CI
+(CI=true) it fails, so a broken install step can never pass silently."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+CI = os.environ.get("CI") == "true"
+REPO = Path(__file__).resolve().parents[1]
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+CORPORA = [
+    "en-kjv.txt",
+    "en-shakespeare.txt",
+    "en-large.txt",
+    "ko-help.txt",
+    "ko-constitution.txt",
+    "multi-fortunes.txt",
+]
+
+
+def peer(module: str) -> ModuleType:
+    """Import a peer library: skip when it is missing, fail in CI."""
+    if CI:
+        return importlib.import_module(module)
+    return pytest.importorskip(module)
+
+
+def missing(reason: str) -> None:
+    if CI:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def corpus(name: str) -> Path:
+    shared = Path(os.environ.get("SUBWORD_SHARED", REPO.parent / "shared"))
+    folder = Path(os.environ.get("SUBWORD_CORPORA", shared / "corpora"))
+    path = folder / name
+    if not path.is_file():
+        missing(f"corpus {path} not found (set SUBWORD_CORPORA)")
+    return path
+
+
+def corpus_text(name: str) -> str:
+    # newline="" keeps "\r\n" as it is, so line ends exercise the patterns' [\r\n] branches.
+    with corpus(name).open(encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def corpus_lines(name: str) -> list[str]:
+    return corpus_text(name).splitlines(keepends=True)

@@ -1,0 +1,123 @@
+"""Identical ids to OpenAI CLIP's tokenizer (clip-anytorch's `simple_tokenizer`, loaded by
+path without torch) on every line of the shared corpora, and identical `tokenize` arrays."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import numpy as np
+import pytest
+from peers import CORPORA, corpus_lines
+
+import subword
+from subword.clip import tokenize
+
+pytestmark = [pytest.mark.peer]
+
+_oracle = None
+
+
+def _init_oracle(vocab: str, module_path: str) -> None:
+    global _oracle
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("clip_simple_tokenizer", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _oracle = module.SimpleTokenizer(vocab)
+
+
+def _oracle_encode(lines: list[str]) -> list[list[int]]:
+    return [_oracle.encode(line) for line in lines]
+
+
+def clip_reference_tokenize(simple, texts, context_length=77, truncate=False):
+    """clip/clip.py's `tokenize` (which imports torch) restated on the simple tokenizer:
+    sot + encode + eot, zero padding, truncation keeping eot last, RuntimeError else."""
+    sot, eot = simple.encoder["<|startoftext|>"], simple.encoder["<|endoftext|>"]
+    result = np.zeros((len(texts), context_length), dtype=np.int64)
+    for i, text in enumerate(texts):
+        tokens = [sot, *simple.encode(text), eot]
+        if len(tokens) > context_length:
+            if not truncate:
+                raise RuntimeError(f"Input {text} is too long for context length {context_length}")
+            tokens = tokens[:context_length]
+            tokens[-1] = eot
+        result[i, : len(tokens)] = tokens
+    return result
+
+
+@pytest.fixture(scope="module")
+def ours(clip_simple):
+    return subword.load_clip()
+
+
+@pytest.fixture(scope="module")
+def oracle_pool(clip_simple):
+    from subword.formats import find_clip_vocab
+
+    vocab = find_clip_vocab()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(
+        2, _init_oracle, (str(vocab), str(vocab.parent / "simple_tokenizer.py"))
+    ) as pool:
+        yield pool
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CORPORA)
+def test_every_line(ours, oracle_pool, name):
+    lines = corpus_lines(name)
+    chunks = [lines[i : i + 2000] for i in range(0, len(lines), 2000)]
+    expected = [ids for chunk in oracle_pool.map(_oracle_encode, chunks) for ids in chunk]
+    got = ours.encode_batch(lines)
+    for i, (line, want, have) in enumerate(zip(lines, expected, got)):
+        assert have == want, f"{name} line {i + 1}: {line!r}"
+
+
+TRICKY = [
+    "a photo of a cat",
+    "A Photo OF a CAT &amp; &lt;dog&gt;",
+    "<|startoftext|>hello<|endoftext|>",
+    "!<|endoftext|> and 'ſ 's",
+    "schÃ¶n mojibake",
+    "  many   spaces\t\tand\nnewlines  ",
+    "emoji 👍🏽 🏳️‍🌈 日本語 한국어",
+    "",
+]
+
+
+def test_tricky_texts(ours, clip_tokenizer):
+    for text in TRICKY:
+        assert ours.encode(text) == clip_tokenizer.encode(text), text
+
+
+@pytest.mark.corpus
+def test_tokenize_arrays(ours, clip_tokenizer):
+    lines = [line for line in corpus_lines("en-large.txt")[:40000] if line.strip()]
+    long = [line for line in lines if len(clip_tokenizer.encode(line)) > 75][:50]
+    short = [line for line in lines if len(clip_tokenizer.encode(line)) <= 75][:200]
+    assert len(long) == 50 and len(short) == 200
+    batch = short + long + TRICKY
+    for context_length in (77, 16):
+        want = clip_reference_tokenize(clip_tokenizer, batch, context_length, truncate=True)
+        got = tokenize(batch, context_length, truncate=True, tokenizer=ours)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+    want = clip_reference_tokenize(clip_tokenizer, short)
+    assert np.array_equal(tokenize(short, tokenizer=ours), want)
+    assert np.array_equal(tokenize(short[0], tokenizer=ours), want[:1])
+    with pytest.raises(RuntimeError, match="is too long for context length 77"):
+        tokenize(short + long[:1], tokenizer=ours)
+    with pytest.raises(RuntimeError) as theirs:
+        clip_reference_tokenize(clip_tokenizer, long[:1])
+    with pytest.raises(RuntimeError) as mine:
+        tokenize(long[:1], tokenizer=ours)
+    assert str(mine.value) == str(theirs.value)
+
+
+def test_decode(ours, clip_tokenizer):
+    for text in TRICKY[:3] + ["hello world, again"]:
+        ids = clip_tokenizer.encode(text)
+        assert ours.decode(ids) == clip_tokenizer.decode(ids)

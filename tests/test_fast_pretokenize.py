@@ -1,0 +1,143 @@
+"""The hand-written pre-tokenizers for gpt2, cl100k and o200k give exactly the pieces of
+fancy-regex on the same pattern: on every line and the whole text of every corpus, on
+arbitrary Unicode, and on text built from the fragments where the patterns' branches meet.
+Python's `regex` module, which tiktoken's patterns were written for, is a second oracle."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from peers import CORPORA, corpus_text, peer
+
+from subword import _core
+from subword.formats.patterns import PATTERNS
+
+FAST = ["gpt2", "cl100k", "o200k"]
+
+
+def assert_same(name: str, texts: list[str]) -> None:
+    """Fast and regex pieces agree on every text; the comparison runs in Rust."""
+    pattern = PATTERNS[name]
+    diff = _core.pretokenize_first_difference(pattern, texts)
+    if diff is None:
+        return
+    text, piece = diff
+    fast = _core.pretokenize(pattern, texts[text])
+    regex = _core.pretokenize(pattern, texts[text], use_fast=False)
+    around = slice(max(0, piece - 3), piece + 3)
+    pytest.fail(
+        f"{name}: text {text} ({texts[text][:200]!r}...) differs at piece {piece}:\n"
+        f"  fast  {fast[around]!r}\n  regex {regex[around]!r}"
+    )
+
+
+def test_fast_patterns_are_the_named_patterns():
+    assert sorted(_core.FAST_PATTERNS) == sorted(FAST)
+    for name in FAST:
+        assert _core.FAST_PATTERNS[name] == PATTERNS[name]
+
+
+def test_pretokenize_uses_either_path_and_other_patterns_use_the_regex():
+    text = "Hello world! I'm 12345 \n\n  ok"
+    for name in FAST:
+        fast = _core.pretokenize(PATTERNS[name], text)
+        assert fast == _core.pretokenize(PATTERNS[name], text, use_fast=False)
+        assert "".join(fast) == text
+    assert _core.pretokenize(r"\w+", "a bc") == ["a", "bc"]
+    with pytest.raises(ValueError, match="no fast splitter"):
+        _core.pretokenize_first_difference(r"\w+", ["a"])
+
+
+@functools.lru_cache(maxsize=1)
+def _text(corpus: str) -> str:
+    return corpus_text(corpus)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("corpus", CORPORA)
+@pytest.mark.parametrize("name", FAST)
+def test_every_line_and_whole_corpus(name, corpus):
+    text = _text(corpus)
+    assert_same(name, [text])
+    assert_same(name, text.splitlines(keepends=True))
+
+
+# --- property tests ---------------------------------------------------------------------
+
+# Where the branches of the three patterns meet: contractions in every case (and ſ, which
+# folds to s), line breaks, whitespace before letters/punctuation/line breaks/the end,
+# numbers by ones to sevens, marks, title-case and modifier letters, odd whitespace, emoji,
+# NUL, astral letters, and the `/` o200k keeps after punctuation.
+CONTRACTIONS = [
+    "'" + tail
+    for tail in ["s", "S", "ſ", "d", "D", "m", "M", "t", "T"]
+    + ["ll", "LL", "lL", "Ll", "ve", "VE", "vE", "re", "RE", "rE", "l", "v", "r", "x", ""]
+]
+# fmt: off
+FRAGMENTS = CONTRACTIONS + [
+    "\r\n", "\r", "\n", "\n\n", " ", "  ", "   ", "\t", "\x0b", "\x0c",
+    "\xa0", "\u2028", "\u2029", "\u3000", "\x85", "\u200b", "\x1f", "\x00",
+    "1", "12", "123", "1234", "12345", "123456", "1234567", "٣٤٥", "½", "Ⅻ", "²",
+    "\u0301", "\u0308\u0323", "e\u0301", "ǅ", "ǈ", "ᾈ", "ʰ", "々", "ー", "ˆ",
+    "a", "z", "A", "Z", "é", "É", "σ", "Σ", "ß", "ẞ", "İ", "ı", "K", "\u212a",
+    "한", "국어", "中文", "ا", "𐐀", "𐐨", "𝐀", "𠀀", "😀", "👍🏽", "🇫🇷",
+    "Hello", "HELLO", "hello", "HeLLo", "camelCase", "don't", "WE'LL",
+    "!", ".", ",", "?", "/", "//", "(", ")", '"', "-", "—", "…", "#", "@",
+]
+# fmt: on
+
+fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=24).map("".join)
+unicode_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=80)
+mixed_text = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.characters(exclude_categories=("Cs",))),
+    max_size=30,
+).map("".join)
+
+PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(texts=st.lists(unicode_text, min_size=1, max_size=20))
+def test_arbitrary_unicode(texts):
+    for name in FAST:
+        assert_same(name, texts)
+
+
+@PROPERTY
+@given(texts=st.lists(fragment_text, min_size=1, max_size=20))
+def test_tricky_fragments(texts):
+    for name in FAST:
+        assert_same(name, texts)
+
+
+@PROPERTY
+@given(texts=st.lists(mixed_text, min_size=1, max_size=20))
+def test_fragments_mixed_with_any_character(texts):
+    for name in FAST:
+        assert_same(name, texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=fragment_text)
+def test_python_regex_agrees_on_fragments(text):
+    regex = peer("regex")
+    for name in FAST:
+        assert _core.pretokenize(PATTERNS[name], text) == regex.findall(PATTERNS[name], text)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_python_regex_agrees_on_examples(name):
+    regex = peer("regex")
+    texts = [
+        "I'm sure they'll've done it, 'twas 1999!\r\n\r\n",
+        "  leading and trailing   \n\t \n",
+        "HELLOworld HelloWorld ÀÉÎõü ǅungla ʰa Aʰb x'ſ X'S\u00a0y",
+        "e\u0301\u0301 \u0301a 1234567 ٣٤٥٦ 😀😀 a😀 👍🏽",
+        "!\n/ !!\n\n//x ;\r\n//y (hello) [world]",
+        "\x00 \x00\x00 \u2028x\u3000y",
+    ]
+    for text in texts:
+        assert _core.pretokenize(PATTERNS[name], text) == regex.findall(PATTERNS[name], text)

@@ -1,0 +1,126 @@
+"""Identical ids to tiktoken's cl100k_base on every line and every whole file of the shared
+corpora: `encode_ordinary`, `encode` with special tokens allowed and disallowed, `decode`;
+and on arbitrary Unicode (hypothesis)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from peers import CORPORA, corpus_lines, corpus_text
+
+import subword
+
+pytestmark = [pytest.mark.peer]
+
+
+@pytest.fixture(scope="module")
+def ours(cl100k_path):
+    return subword.load_tiktoken(cl100k_path, pattern="cl100k")
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPORA)
+def test_every_line_and_whole_file(ours, cl100k_encoding, name):
+    lines = corpus_lines(name)
+    expected = cl100k_encoding.encode_ordinary_batch(lines, num_threads=2)
+    got = ours.encode_batch(lines)
+    for i, (line, want, have) in enumerate(zip(lines, expected, got)):
+        assert have == want, f"{name} line {i + 1}: {line!r}"
+    text = corpus_text(name)
+    whole = cl100k_encoding.encode_ordinary(text)
+    assert ours.encode_ordinary(text) == whole
+    assert ours.encode_to_numpy(text).tolist() == whole
+    assert ours.decode(whole) == cl100k_encoding.decode(whole) == text
+    flat, offsets = ours.encode_batch_to_numpy(lines)
+    assert offsets[-1] == len(flat) == sum(map(len, expected))
+    assert flat[offsets[7] : offsets[8]].tolist() == expected[7]
+
+
+@pytest.mark.corpus
+def test_special_tokens_allowed_and_disallowed(ours, cl100k_encoding):
+    lines = corpus_lines("multi-fortunes.txt")[:3000]
+    specials = list(ours.special_tokens)
+    mixed = [
+        line[: len(line) // 2] + specials[i % len(specials)] + line[len(line) // 2 :]
+        for i, line in enumerate(lines)
+    ]
+    for text in mixed:
+        want = cl100k_encoding.encode(text, allowed_special="all")
+        assert ours.encode(text, allowed_special="all") == want
+        assert ours.decode(want) == cl100k_encoding.decode(want)
+        with pytest.raises(ValueError):
+            cl100k_encoding.encode(text)
+        with pytest.raises(ValueError, match="special token"):
+            ours.encode(text)
+        assert ours.encode(text, disallowed_special=()) == cl100k_encoding.encode(
+            text, disallowed_special=()
+        )
+    one = {"<|endoftext|>"}
+    text = "a<|endoftext|>b<|fim_prefix|>c"
+    assert ours.encode(text, allowed_special=one, disallowed_special=()) == (
+        cl100k_encoding.encode(text, allowed_special=one, disallowed_special=())
+    )
+    with pytest.raises(ValueError, match="<|fim_prefix|>"):
+        ours.encode(text, allowed_special=one)
+
+
+def test_decode_splitting_utf8_follows_errors(ours, cl100k_encoding):
+    ids = cl100k_encoding.encode_ordinary("한국어 텍스트 😀")
+    split = 0
+    for cut in range(1, len(ids)):
+        part = ids[:cut]
+        assert ours.decode_bytes(part) == cl100k_encoding.decode_bytes(part)
+        assert ours.decode(part) == cl100k_encoding.decode(part)  # errors="replace"
+        try:
+            cl100k_encoding.decode_bytes(part).decode("utf-8")
+        except UnicodeDecodeError:
+            split += 1
+            with pytest.raises(UnicodeDecodeError):
+                ours.decode(part, errors="strict")
+            assert "\ufffd" in ours.decode(part)
+    assert split > 0  # the text really has ids that split a UTF-8 sequence
+
+
+unicode_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
+edge_text = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            " ",
+            "  ",
+            "\n",
+            "\r\n",
+            "\r",
+            "\t",
+            "\0",
+            "é",
+            "e\u0301",
+            "😀",
+            "👍🏽",
+            "123",
+            "4567",
+            "'s",
+            "'LL",
+            "한국",
+            "日本",
+            "\u00a0",
+            "\u3000",
+            "!!",
+            "...",
+            "ſ",
+        ]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(unicode_text, edge_text))
+@example("   \n\n\n   x")
+@example(" " * 1000)
+@example("\r\n" * 50 + "a")
+def test_arbitrary_unicode_round_trips_and_matches(ours, cl100k_encoding, text):
+    ids = ours.encode_ordinary(text)
+    assert ids == cl100k_encoding.encode_ordinary(text)
+    assert ours.decode(ids) == text
