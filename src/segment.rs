@@ -74,7 +74,9 @@ impl CodesVersion {
 /// glossary) or segmented with the merges.
 pub type Isolation = Vec<(String, bool)>;
 
-/// The random numbers of BPE-dropout: SplitMix64, small and reproducible from a seed.
+/// The random numbers of BPE-dropout: SplitMix64, small and reproducible from a seed. Our
+/// own rather than `rand`'s `SmallRng`, whose algorithm may change between rand versions
+/// (its documentation says so): a seed must give the same segmentation in every release.
 #[derive(Debug, Clone, Copy)]
 struct SplitMix64(u64);
 
