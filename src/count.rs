@@ -17,7 +17,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
-use crate::pretokenize::{is_python_whitespace, PreTokenizer};
+use crate::pretokenize::PreTokenizer;
 
 /// How much text one parallel task counts; large enough to amortize the merge of its table.
 const TASK_BYTES: usize = 1 << 20;
@@ -122,7 +122,7 @@ impl Counter {
 
     /// Counts a text that is one document, cutting it into parallel tasks at line starts.
     fn add_document(&mut self, text: &str) -> Result<()> {
-        let parts = split_at_line_starts(text, TASK_BYTES);
+        let parts = split_at_line_starts(text, TASK_BYTES, &self.pre_tokenizer);
         let tables: Vec<Result<WordTable>> = parts
             .par_iter()
             .map(|part| {
@@ -178,12 +178,17 @@ impl Counter {
             })?;
             pending.extend_from_slice(&buf[..n]);
             let at_end = n == 0;
-            // Count whole lines only; the rest waits for more input.
+            // Count whole lines only, cut where pre-tokenizing apart changes no piece; if
+            // no line break in the buffer allows that (all lines start with whitespace),
+            // at the last one anyway, so that memory stays bounded. The rest waits for
+            // more input.
             let cut = if at_end {
                 pending.len()
             } else {
-                match memchr::memrchr(b'\n', &pending) {
-                    Some(i) => i + 1,
+                let safe = memchr::memrchr_iter(b'\n', &pending)
+                    .find_map(|i| self.pre_tokenizer.line_cut(&pending, i));
+                match safe.or_else(|| memchr::memrchr(b'\n', &pending).map(|i| i + 1)) {
+                    Some(c) => c,
                     None => continue,
                 }
             };
@@ -256,30 +261,21 @@ fn decode_utf8<'a>(
     }
 }
 
-/// Cuts `text` into parts of about `size` bytes, each cut just after a newline that is
-/// followed by a non-whitespace character: no classic or GPT-style piece spans such a
-/// place, so counting the parts separately gives the same table as counting the whole.
-pub fn split_at_line_starts(text: &str, size: usize) -> Vec<&str> {
+/// Cuts `text` into parts of about `size` bytes, each cut next to a line break where
+/// `pre` allows it (`PreTokenizer::line_cut`: the next line starts with a non-whitespace
+/// character, and no piece spans the cut), so counting the parts separately gives the same
+/// table as counting the whole.
+pub fn split_at_line_starts<'t>(text: &'t str, size: usize, pre: &PreTokenizer) -> Vec<&'t str> {
     let bytes = text.as_bytes();
     let mut parts = Vec::new();
     let mut start = 0;
     while text.len() - start > size {
-        let mut cut = None;
-        let mut from = start + size;
-        while let Some(i) = memchr::memchr(b'\n', &bytes[from..]) {
-            let next = from + i + 1;
-            match text[next..].chars().next() {
-                Some(c) if !is_python_whitespace(c) => {
-                    cut = Some(next);
-                    break;
-                }
-                Some(_) => from = next,
-                None => break,
-            }
-        }
-        match cut {
-            Some(c) => {
-                parts.push(&text[start..c]);
+        let cut = memchr::memchr_iter(b'\n', &bytes[start + size..])
+            .find_map(|i| pre.line_cut(bytes, start + size + i));
+        // A cut is a character boundary: next to a `\n` byte.
+        match cut.and_then(|c| Some((text.get(start..c)?, c))) {
+            Some((part, c)) => {
+                parts.push(part);
                 start = c;
             }
             None => break,
@@ -292,6 +288,7 @@ pub fn split_at_line_starts(text: &str, size: usize) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pretokenize::{CL100K, GPT2, O200K};
 
     fn counter() -> Counter {
         Counter::new(Normalizer::default(), PreTokenizer::Whitespace)
@@ -309,10 +306,32 @@ mod tests {
     fn split_keeps_all_text_and_cuts_at_line_starts() {
         let text = "ab\n cd\nef\n\ngh\nij";
         for size in 1..text.len() + 2 {
-            let parts = split_at_line_starts(text, size);
+            let parts = split_at_line_starts(text, size, &PreTokenizer::Whitespace);
             assert_eq!(parts.concat(), text);
             for p in &parts[1..] {
                 assert!(!p.starts_with(char::is_whitespace), "{parts:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_parts_give_the_pieces_of_the_whole() {
+        // Blank lines, trailing spaces and `/` lines: the places where a cut right after
+        // the line break would change gpt2's or o200k's pieces.
+        let text = "a  \nb\n\nc.\n/d\n\ne \r\nf!\n\n//g\nh\n";
+        let pieces = |pre: &PreTokenizer, t: &str| {
+            let mut out = Vec::new();
+            pre.for_each_piece(t, |p| out.push(p.to_string())).unwrap();
+            out
+        };
+        for pattern in [GPT2, CL100K, O200K] {
+            let pre = PreTokenizer::regex(pattern).unwrap();
+            let whole = pieces(&pre, text);
+            for size in 1..text.len() {
+                let parts = split_at_line_starts(text, size, &pre);
+                assert_eq!(parts.concat(), text);
+                let apart: Vec<String> = parts.iter().flat_map(|p| pieces(&pre, p)).collect();
+                assert_eq!(apart, whole, "{pattern} size {size}: {parts:?}");
             }
         }
     }

@@ -44,20 +44,46 @@ pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
     }
 }
 
+/// Short words: the rank of each adjacent pair is looked up once and kept in an array on
+/// the stack; a merge then costs a scan of that array (integer compares) and two lookups
+/// for the new neighbours, instead of a lookup per pair per merge. (On multi-fortunes this
+/// took the merge step from 31% to about 12% of encoding time.)
 fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
-    while ids.len() - start > 1 {
-        let mut best: Option<(u32, usize, u32)> = None;
-        for i in start..ids.len() - 1 {
-            if let Some(&(rank, merged)) = table.get(&(ids[i], ids[i + 1])) {
-                if best.is_none_or(|(r, _, _)| rank < r) {
-                    best = Some((rank, i, merged));
-                }
+    debug_assert!(ids.len() - start <= LINEAR_MAX);
+    const NONE: (u32, u32) = (u32::MAX, 0);
+    let lookup = |a: u32, b: u32| table.get(&(a, b)).copied().unwrap_or(NONE);
+    let word = &mut ids[start..];
+    let mut len = word.len();
+    // pairs[i] = (rank, merged id) of (word[i], word[i + 1]).
+    let mut pairs = [NONE; LINEAR_MAX];
+    for i in 0..len - 1 {
+        pairs[i] = lookup(word[i], word[i + 1]);
+    }
+    while len > 1 {
+        let mut best = 0;
+        for i in 1..len - 1 {
+            if pairs[i].0 < pairs[best].0 {
+                best = i;
             }
         }
-        let Some((_, i, merged)) = best else { break };
-        ids[i] = merged;
-        ids.remove(i + 1);
+        let (rank, merged) = pairs[best];
+        if rank == u32::MAX {
+            break;
+        }
+        word[best] = merged;
+        word.copy_within(best + 2..len, best + 1);
+        pairs.copy_within(best + 1..len - 1, best);
+        len -= 1;
+        if best + 1 < len {
+            pairs[best] = lookup(word[best], word[best + 1]);
+        } else if best < pairs.len() {
+            pairs[best] = NONE;
+        }
+        if best > 0 {
+            pairs[best - 1] = lookup(word[best - 1], word[best]);
+        }
     }
+    ids.truncate(start + len);
 }
 
 pub(crate) fn merge_heap(table: &MergeTable, ids: &mut Vec<u32>) {
@@ -194,10 +220,12 @@ impl SpecialMatcher {
     }
 }
 
-/// A per-call cache of encoded pieces: repeated words in a long text are merged once.
+/// A per-call cache of encoded pieces: repeated words in a long text are merged once. The
+/// ids live in one arena (no allocation per cached piece).
 #[derive(Default)]
 pub struct PieceCache<'t> {
-    map: FxHashMap<&'t str, Vec<u32>>,
+    map: FxHashMap<&'t str, (u32, u32)>,
+    arena: Vec<u32>,
 }
 
 const CACHE_MAX: usize = 1 << 16;
@@ -240,8 +268,8 @@ impl Model {
                 out.push(id);
                 return;
             }
-            if let Some(ids) = cache.map.get(piece) {
-                out.extend_from_slice(ids);
+            if let Some(&(at, len)) = cache.map.get(piece) {
+                out.extend_from_slice(&cache.arena[at as usize..(at + len) as usize]);
                 return;
             }
             let start = out.len();
@@ -251,7 +279,9 @@ impl Model {
                 return;
             }
             if cache.map.len() < CACHE_MAX {
-                cache.map.insert(piece, out[start..].to_vec());
+                let at = cache.arena.len() as u32;
+                cache.arena.extend_from_slice(&out[start..]);
+                cache.map.insert(piece, (at, (out.len() - start) as u32));
             }
         })?;
         failure.map_or(Ok(()), Err)
@@ -469,12 +499,28 @@ mod tests {
     fn linear_and_heap_agree_on_runs() {
         // a=0; (a,a)→1 rank 0; (1,1)→2 rank 1; (1,0)→3 rank 2
         let t = table(&[((0, 0), (0, 1)), ((1, 1), (1, 2)), ((1, 0), (2, 3))]);
-        for n in 1..200 {
+        for n in 1..=LINEAR_MAX {
             let mut a = vec![0u32; n];
             let mut b = a.clone();
             merge_linear_from(&t, &mut a, 0);
             merge_heap(&t, &mut b);
             assert_eq!(a, b, "n = {n}");
+        }
+        // Mixed symbols, with a prefix that must stay untouched.
+        let mixed = table(&[
+            ((0, 1), (0, 5)),
+            ((5, 1), (1, 6)),
+            ((1, 0), (2, 7)),
+            ((6, 7), (3, 8)),
+        ]);
+        for n in 2..=LINEAR_MAX {
+            let word: Vec<u32> = (0..n as u32).map(|i| (i * 7 + i / 3) % 2).collect();
+            let mut a = [vec![9, 9], word.clone()].concat();
+            let mut b = word;
+            merge_linear_from(&mixed, &mut a, 2);
+            merge_heap(&mixed, &mut b);
+            assert_eq!(a[2..], b[..], "n = {n}");
+            assert_eq!(a[..2], [9, 9]);
         }
         let mut three = vec![0, 0, 0];
         merge_heap(&t, &mut three);

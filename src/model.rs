@@ -327,11 +327,46 @@ impl Model {
 /// Whole pieces → token ids. Most pieces of real text are short (four bytes on average
 /// in English under cl100k), so pieces of up to 7 bytes are keyed by one u64 (bytes plus
 /// length): hashing and comparing a u64 is several times cheaper than a byte slice.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PieceIds {
     short: FxHashMap<u64, u32>,
     long: FxHashMap<Box<[u8]>, u32>,
+    /// Identifies this table to the per-thread hot table (which must not mix models).
+    owner: u64,
 }
+
+impl Default for PieceIds {
+    fn default() -> Self {
+        PieceIds {
+            short: FxHashMap::default(),
+            long: FxHashMap::default(),
+            owner: NEXT_OWNER.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
+/// Slots in the per-thread table of recently seen short pieces.
+const HOT_SLOTS: usize = 1 << 13;
+
+/// A direct-mapped table of short pieces recently looked up, one per thread: text is
+/// Zipfian, so most lookups hit these 128 KB, which stay in the CPU cache, instead of the
+/// 100k-entry map (about 2 MB for cl100k), where nearly every probe is a cache miss.
+/// Measured on en-kjv with cl100k: the whole-piece lookup went from 28% of encoding time
+/// to (see the performance notes in encode.rs).
+struct HotPieces {
+    owner: u64,
+    slots: Vec<(u64, u32)>,
+}
+
+thread_local! {
+    static HOT: std::cell::RefCell<HotPieces> =
+        const { std::cell::RefCell::new(HotPieces { owner: 0, slots: Vec::new() }) };
+}
+
+static NEXT_OWNER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// No id: a looked-up piece that is not a token.
+const ABSENT: u32 = u32::MAX;
 
 impl PieceIds {
     #[inline]
@@ -355,9 +390,32 @@ impl PieceIds {
     #[inline]
     pub fn get(&self, bytes: &[u8]) -> Option<u32> {
         match Self::short_key(bytes) {
-            Some(key) => self.short.get(&key).copied(),
+            Some(key) => self.get_short(key),
             None => self.long.get(bytes).copied(),
         }
+    }
+
+    #[inline]
+    fn get_short(&self, key: u64) -> Option<u32> {
+        HOT.with(|hot| {
+            let mut hot = hot.borrow_mut();
+            if hot.owner != self.owner {
+                hot.owner = self.owner;
+                hot.slots.clear();
+                hot.slots.resize(HOT_SLOTS, (0, ABSENT));
+            }
+            // Fibonacci hashing: the top bits of key × 2^64/φ pick the slot.
+            let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - 13)) as usize;
+            let (k, id) = hot.slots[slot];
+            let id = if k == key {
+                id
+            } else {
+                let id = self.short.get(&key).copied().unwrap_or(ABSENT);
+                hot.slots[slot] = (key, id);
+                id
+            };
+            (id != ABSENT).then_some(id)
+        })
     }
 }
 

@@ -66,6 +66,41 @@ impl PreTokenizer {
         }
     }
 
+    /// Where text may be cut next to the line break at byte `newline` of `bytes` so that
+    /// the two sides, pre-tokenized apart, give the pieces of the whole; `None` if not next
+    /// to this one. Parallel counting (`count.rs`) cuts only there.
+    ///
+    /// Every pre-tokenizer needs the character after the break to be known and not
+    /// whitespace. Then the fixed patterns differ (each checked against the regex in tests):
+    /// - gpt2 cuts before the break. After it, the first part would end in a whitespace run
+    ///   that `\s++$` takes whole, where the whole text ends the run's piece before its last
+    ///   character: `"a \n" + "b"` gives `" \n"` where `"a \nb"` gives `" "`, `"\n"`.
+    /// - o200k cuts after it unless a `/` follows: punctuation takes `[\r\n/]*`, across it.
+    /// - cl100k, the whitespace split and other regexes cut after it (other regexes are
+    ///   assumed to treat lines like the fixed patterns do; nothing can check them).
+    pub fn line_cut(&self, bytes: &[u8], newline: usize) -> Option<usize> {
+        if bytes.get(newline) != Some(&b'\n') {
+            return None;
+        }
+        let after = newline + 1;
+        let &next = bytes.get(after)?;
+        let (flags, _) = classes::classes().at(bytes, after)?;
+        // \s, and the separators U+001C..U+001F that Python's split takes as whitespace.
+        if flags & classes::WS != 0 || (0x1c..=0x1f).contains(&next) {
+            return None;
+        }
+        let fixed = match self {
+            PreTokenizer::Whitespace => None,
+            PreTokenizer::Regex(re) => FastPattern::from_regex(re.as_str()),
+            PreTokenizer::Fast(fast) => Some(*fast),
+        };
+        match fixed {
+            Some(FastPattern::Gpt2) => Some(newline),
+            Some(FastPattern::O200k) if next == b'/' => None,
+            _ => Some(after),
+        }
+    }
+
     /// The pieces of `text`, owned; for tests and the Python `pretokenize` helper.
     pub fn pieces(&self, text: &str) -> Result<Vec<String>> {
         let mut out = Vec::new();
@@ -143,6 +178,52 @@ mod tests {
         );
         assert!(pieces(&p, " \n ").is_empty());
         assert_eq!(pieces(&p, "a\u{1f}b\u{85}c"), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn line_cuts_keep_the_pieces_of_the_whole() {
+        let text = "a \nb\n\nc.\n/d\n  e!\n\n\r\nf\u{3000}\ng\n\u{1f}h\n\u{a0}i 'x\n's\n";
+        let bytes = text.as_bytes();
+        let mut pres = vec![PreTokenizer::Whitespace];
+        for fast in FastPattern::ALL {
+            pres.push(PreTokenizer::Fast(fast));
+            pres.push(PreTokenizer::regex_only(fast.regex()).unwrap());
+        }
+        for pre in &pres {
+            let whole = pieces(pre, text);
+            let mut cuts = 0;
+            for newline in memchr::memchr_iter(b'\n', bytes) {
+                let Some(cut) = pre.line_cut(bytes, newline) else {
+                    continue;
+                };
+                cuts += 1;
+                let mut apart = pieces(pre, &text[..cut]);
+                apart.extend(pieces(pre, &text[cut..]));
+                assert_eq!(apart, whole, "{pre:?} cut at {cut}");
+            }
+            assert!(cuts >= 3, "{pre:?}");
+        }
+    }
+
+    #[test]
+    fn line_cut_refuses_the_places_that_change_pieces() {
+        let gpt2 = PreTokenizer::Fast(FastPattern::Gpt2);
+        let cl100k = PreTokenizer::Fast(FastPattern::Cl100k);
+        let o200k = PreTokenizer::Fast(FastPattern::O200k);
+        assert_eq!(gpt2.line_cut(b"a \nb", 2), Some(2));
+        assert_eq!(cl100k.line_cut(b"a \nb", 2), Some(3));
+        assert_eq!(o200k.line_cut(b"x.\n/y", 2), None);
+        assert_eq!(cl100k.line_cut(b"x.\n/y", 2), Some(3));
+        for pre in [&gpt2, &cl100k, &o200k, &PreTokenizer::Whitespace] {
+            assert_eq!(pre.line_cut(b"a\n", 1), None, "next character unknown");
+            assert_eq!(pre.line_cut(b"a\n b", 1), None);
+            assert_eq!(pre.line_cut(b"a\n\xe3\x80\x80", 1), None, "U+3000");
+            assert_eq!(pre.line_cut(b"a\nb", 0), None, "not a line break");
+            assert!(
+                pre.line_cut(b"a\n\xff", 1).is_some(),
+                "invalid UTF-8 is no panic"
+            );
+        }
     }
 
     #[test]
