@@ -3,6 +3,7 @@
 //! The modules follow the data path, in order:
 //! normalize → pretokenize → symbols (initial symbols) → count (word table)
 //! → train (learn merges) | model + encode (apply merges → ids) → decode.
+//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does.
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
@@ -14,6 +15,7 @@ pub mod error;
 pub mod model;
 pub mod normalize;
 pub mod pretokenize;
+pub mod segment;
 pub mod symbols;
 pub mod train;
 

@@ -63,6 +63,8 @@ pub struct Trained {
     /// Every initial symbol, sorted (byte-level: the 256 bytes in byte order).
     pub alphabet: Vec<String>,
     pub merges: Vec<(String, String)>,
+    /// How often each merge's pair occurred when it was chosen.
+    pub counts: Vec<u64>,
 }
 
 /// Interned symbols: strings ↔ ids, with each symbol's length in characters.
@@ -416,6 +418,7 @@ pub fn train(
     trainer.count_pairs();
 
     let mut merges = Vec::new();
+    let mut counts = Vec::new();
     let mut new_tokens = 0usize;
     let step = target.map_or(100, |t| (t / 200).max(1));
     while target.is_none_or(|t| new_tokens < t) {
@@ -433,12 +436,17 @@ pub fn train(
         }
         let names = &trainer.symbols.names;
         merges.push((names[a as usize].to_string(), names[b as usize].to_string()));
+        counts.push(best.count);
         if merges.len() % step == 0 {
             progress.merges(merges.len(), target);
         }
     }
     progress.merges(merges.len(), target);
-    Ok(Trained { alphabet, merges })
+    Ok(Trained {
+        alphabet,
+        merges,
+        counts,
+    })
 }
 
 #[cfg(test)]

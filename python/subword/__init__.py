@@ -9,6 +9,7 @@ from subword._core import __version__
 from subword.clip import ClipTokenizer, load_clip
 from subword.compression import compress, decompress
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.formats.codes import load_codes
 from subword.loading import load, load_gpt2, load_hf, load_tiktoken
 from subword.tokenizer import Tokenizer
 from subword.training import train
@@ -24,6 +25,7 @@ __all__ = [
     "decompress",
     "load",
     "load_clip",
+    "load_codes",
     "load_gpt2",
     "load_hf",
     "load_tiktoken",

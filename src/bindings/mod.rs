@@ -2,6 +2,7 @@
 //! Python exceptions, releases the GIL around long work. No algorithm lives here.
 
 mod compress;
+mod nmt;
 mod progress;
 
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
@@ -447,5 +448,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("FAST_PATTERNS", fast_patterns)?;
     compress::register(m)?;
+    nmt::register(m)?;
     Ok(())
 }

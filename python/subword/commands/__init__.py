@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "explain",
     "compress",  # compress and decompress
     "convert",
+    "nmt",  # learn-bpe, apply-bpe and get-vocab, as subword-nmt
 )
 
 

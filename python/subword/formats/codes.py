@@ -1,0 +1,228 @@
+"""subword-nmt files: codes files (what `learn-bpe` writes and `apply-bpe` reads) and
+vocabulary files (what `get-vocab` writes and `apply-bpe --vocabulary` reads).
+
+A codes file holds one merge per line, `left right`, in rank order. Version 0.2 files begin
+with `#version: 0.2` and attach the end-of-word marker to the last character of a word
+(`t</w>`); version 0.1 files have no header, and `</w>` is a symbol of its own (`t </w>`).
+subword-nmt never rewrites a 0.1 file: it applies its merges to the characters of a word
+followed by a separate `</w>`, then drops the marker again. `load_codes` does the same.
+
+Reading follows subword-nmt 0.3.8: the header is the first line (as Python splits lines);
+the merges are the rest of the file cut at `\\n` only (symbols may hold characters such as
+U+2028 or `\\x0b`, which subword-nmt treats as part of a word), each line stripped of `\\r`,
+`\\n` and spaces at both ends, then split at single spaces into exactly two symbols. A
+vocabulary file holds `word count` per line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Union
+
+from subword.files import write_atomic
+
+if TYPE_CHECKING:
+    from subword.segmenter import Segmenter
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+END_OF_WORD = "</w>"
+SUPPORTED_VERSIONS = ((0, 1), (0, 2))
+
+
+@dataclass(frozen=True)
+class Codes:
+    """The merges of a codes file, in rank order, and its format version."""
+
+    merges: list[tuple[str, str]] = field(default_factory=list)
+    version: tuple[int, int] = (0, 2)
+
+    def __post_init__(self) -> None:
+        if self.version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"codes version {self.version} is not supported: use (0, 1) or (0, 2)")
+
+
+def _read_text(path: PathLike, what: str) -> tuple[str, str]:
+    """The file's text and its name for messages; invalid UTF-8 names the line and byte."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{name}: is a folder, not a {what}") from None
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        hint = " (the file may be truncated)" if exc.end >= len(data) else ""
+        raise ValueError(
+            f"{name}: line {line}: invalid UTF-8 at byte {exc.start}{hint}; a {what} is UTF-8 text"
+        ) from None
+
+
+def _parse_version(header: str, name: str) -> tuple[int, int]:
+    """`#version: 0.2` → (0, 2), trailing `.0` groups ignored, as subword-nmt does."""
+    words = header.split()
+    text = re.sub(r"(\.0+)*$", "", words[-1]) if len(words) > 1 else ""
+    try:
+        version = tuple(int(part) for part in text.split("."))
+    except ValueError:
+        raise ValueError(
+            f"{name}: line 1: {header.strip()!r} is not a version header like '#version: 0.2'"
+        ) from None
+    if version not in SUPPORTED_VERSIONS:
+        shown = ".".join(map(str, version))
+        raise ValueError(
+            f"{name}: line 1: codes version {shown} is not supported (subword-nmt reads 0.1 "
+            "and 0.2)"
+        )
+    return version  # type: ignore[return-value]
+
+
+def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
+    """Reads a codes file of version 0.1 or 0.2. `limit`: use only the first `limit`
+    merges (subword-nmt's `--merges`; lines after them are not read); None or -1: all.
+
+    A line that is not two symbols separated by one space is an error naming the file and
+    line, as is text that is not UTF-8. A header with no merges after it gives no merges
+    (subword-nmt rejects such a file, though its learn-bpe can write one)."""
+    text, name = _read_text(path, "codes file")
+    if not text:
+        raise ValueError(
+            f"{name}: the file is empty; a codes file starts with '#version: 0.2' or holds "
+            "one merge per line"
+        )
+    header = text.splitlines(keepends=True)[0]
+    if header.startswith("#version:"):
+        version = _parse_version(header, name)
+        body, first_line = text[len(header) :], 2
+    else:
+        version, body, first_line = (0, 1), text, 1
+    if limit == -1:
+        limit = None
+    merges: list[tuple[str, str]] = []
+    lines = body.rstrip("\n").split("\n") if body.rstrip("\n") else []
+    if limit is not None:
+        lines = lines[: max(limit, 0)]
+    truncated = not text.endswith("\n")
+    for index, line in enumerate(lines):
+        symbols = line.strip("\r\n ").split(" ")
+        if len(symbols) != 2 or not all(symbols):
+            number = first_line + index
+            hint = (
+                " (the file may be truncated)"
+                if truncated and index == len(lines) - 1 and limit is None
+                else ""
+            )
+            raise ValueError(
+                f"{name}: line {number}: expected two symbols separated by one space, got "
+                f"{line!r}{hint}"
+            )
+        merges.append((symbols[0], symbols[1]))
+    return Codes(merges=merges, version=version)  # type: ignore[arg-type]
+
+
+def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] = (0, 2)) -> str:
+    """The text of a codes file: the version header (0.2 only) and one merge per line."""
+    if version not in SUPPORTED_VERSIONS:
+        raise ValueError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
+    out = ["#version: 0.2\n"] if version == (0, 2) else []
+    for number, (left, right) in enumerate(merges, 1):
+        for symbol in (left, right):
+            if not symbol or any(c in symbol for c in " \n\r"):
+                raise ValueError(
+                    f"merge {number} ({left!r} {right!r}): a symbol must be non-empty and "
+                    "hold no space, \\n or \\r, or the codes file could not be read back"
+                )
+        out.append(f"{left} {right}\n")
+    return "".join(out)
+
+
+def write_codes(
+    target: PathLike | IO[str],
+    merges: Iterable[tuple[str, str]],
+    *,
+    version: tuple[int, int] = (0, 2),
+) -> None:
+    """Writes a codes file to a path (through a temporary file renamed into place) or to
+    an open text stream. Byte for byte what subword-nmt 0.3.8's learn-bpe writes."""
+    text = format_codes(merges, version=version)
+    if isinstance(target, (str, os.PathLike)):
+        write_atomic(target, text)
+    else:
+        target.write(text)
+
+
+def read_vocabulary(path: PathLike, threshold: int | None = None) -> set[str]:
+    """The words of a vocabulary file (`word count` per line, as get-vocab writes) whose
+    count is at least `threshold` (all when None). Lines are cut as subword-nmt reads them."""
+    text, name = _read_text(path, "vocabulary file")
+    words: set[str] = set()
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        fields = line.strip("\r\n ").split(" ")
+        try:
+            if len(fields) != 2:
+                raise ValueError
+            count = int(fields[1])
+        except ValueError:
+            raise ValueError(
+                f"{name}: line {number}: expected 'word count' (one space between), got "
+                f"{line.rstrip(chr(10))!r}"
+            ) from None
+        if threshold is None or count >= threshold:
+            words.add(fields[0])
+    return words
+
+
+def vocabulary_words(
+    vocabulary: PathLike | Mapping[str, int] | Collection[str] | None,
+    threshold: int | None = None,
+) -> set[str] | None:
+    """The words of a vocabulary given as a file, a word → count mapping, or a collection
+    of words (no threshold then)."""
+    if vocabulary is None:
+        return None
+    if isinstance(vocabulary, (str, os.PathLike)):
+        return read_vocabulary(vocabulary, threshold)
+    if isinstance(vocabulary, Mapping):
+        return {w for w, c in vocabulary.items() if threshold is None or c >= threshold}
+    if threshold is not None:
+        raise ValueError("vocabulary_threshold needs a vocabulary with counts (a file or dict)")
+    return set(vocabulary)
+
+
+def load_codes(
+    path: PathLike,
+    *,
+    separator: str = "@@",
+    vocabulary: PathLike | Mapping[str, int] | Collection[str] | None = None,
+    vocabulary_threshold: int | None = None,
+    glossaries: Sequence[str] | None = None,
+    merges: int | None = None,
+    seed: int | None = None,
+) -> Segmenter:
+    """Loads a subword-nmt codes file (version 0.1 or 0.2) for segmenting text exactly as
+    `subword-nmt apply-bpe` does.
+
+    separator: appended to every piece of a word but the last (`@@`).
+    vocabulary, vocabulary_threshold: a get-vocab file (or a word → count dict); merges
+        that make a piece absent from it (or rarer than the threshold) are undone.
+    glossaries: words or Python regular expressions that are never split nor merged into.
+    merges: use only the first `merges` merges (None or -1: all).
+    seed: for BPE-dropout (`segment(..., dropout=p)`); reproducible for a given seed.
+    """
+    from subword.segmenter import Segmenter
+
+    codes = read_codes(path, limit=merges)
+    return Segmenter(
+        codes,
+        separator=separator,
+        vocabulary=vocabulary_words(vocabulary, vocabulary_threshold),
+        glossaries=glossaries,
+        seed=seed,
+    )

@@ -1,0 +1,143 @@
+"""`Segmenter`: applies the merges of a subword-nmt codes file to text exactly as
+subword-nmt 0.3.8's `apply-bpe` (its `BPE` class) does: `low@@ est`, whitespace kept where
+subword-nmt keeps it, unknown characters passed through, vocabulary threshold, glossaries,
+BPE-dropout. The segmentation runs in the Rust core (`src/segment.rs`); glossaries are
+Python regular expressions, so this module works out how they cut each distinct word and
+tells the core once per word.
+
+Build one with `subword.load_codes(path, ...)`.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Collection, Iterable, Sequence
+
+from subword import _core
+from subword.formats.codes import Codes
+
+# One glossary as three regexes: matching a whole segment, searching in it, splitting it.
+_Rule = tuple["re.Pattern[str]", "re.Pattern[str]", "re.Pattern[str]"]
+
+
+class _Glossaries:
+    """subword-nmt's glossary rules. Each glossary is applied in turn to every segment of
+    the word: a segment that the glossary matches whole, or does not contain, stays; any
+    other is cut around each match (empty pieces dropped). A segment that matches any
+    glossary whole is then kept as it is, never segmented."""
+
+    def __init__(self, glossaries: Sequence[str]) -> None:
+        self._rules: list[_Rule] = []
+        for glossary in glossaries:
+            try:
+                self._rules.append(
+                    (
+                        re.compile("^" + glossary + "$"),
+                        re.compile(glossary),
+                        re.compile("(" + glossary + ")"),
+                    )
+                )
+            except re.error as exc:
+                raise ValueError(f"glossary {glossary!r} is not a valid regex: {exc}") from None
+        self._whole = re.compile("^(" + "|".join(glossaries) + ")$")
+
+    def _cut(self, segment: str, rule: _Rule) -> list[str]:
+        whole, anywhere, splitter = rule
+        if whole.match(segment) or not anywhere.search(segment):
+            return [segment]
+        parts = splitter.split(segment)
+        pieces = [p for p in parts[:-1] if p]
+        tail = parts[-1]
+        if tail != "":
+            pieces.append(tail.strip("\r\n "))
+        return pieces
+
+    def isolate(self, word: str) -> list[tuple[str, bool]] | None:
+        """The word's segments, each with whether it is kept whole; None if the glossaries
+        leave the word alone."""
+        segments = [word]
+        for rule in self._rules:
+            segments = [piece for segment in segments for piece in self._cut(segment, rule)]
+        marked = [(s, self._whole.match(s) is not None) for s in segments]
+        return None if marked == [(word, False)] else marked
+
+
+class Segmenter:
+    """Segments text with a codes file's merges, as subword-nmt's `BPE` class does."""
+
+    def __init__(
+        self,
+        codes: Codes,
+        *,
+        separator: str = "@@",
+        vocabulary: Collection[str] | None = None,
+        glossaries: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if isinstance(glossaries, str):
+            glossaries = [glossaries]
+        self.codes = codes
+        self.separator = separator
+        self.glossaries = list(glossaries or [])
+        self._glossaries = _Glossaries(self.glossaries) if self.glossaries else None
+        if seed is None:
+            seed = secrets.randbits(64)
+        self._core = _core.Segmenter(
+            list(codes.merges),
+            version=".".join(map(str, codes.version)),
+            separator=separator,
+            vocabulary=sorted(vocabulary) if vocabulary else None,
+            glossaries=self._glossaries is not None,
+            seed=seed % (1 << 64),
+        )
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        return list(self.codes.merges)
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return self.codes.version
+
+    def __repr__(self) -> str:
+        version = ".".join(map(str, self.codes.version))
+        return (
+            f"Segmenter(version={version}, merges={len(self.codes.merges)}, "
+            f"separator={self.separator!r}, glossaries={len(self.glossaries)})"
+        )
+
+    def _check(self, dropout: float) -> float:
+        if not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+        return float(dropout)
+
+    def _tell_core(self, words: Iterable[str]) -> None:
+        if self._glossaries is not None:
+            isolate = self._glossaries.isolate
+            self._core.add_isolations([(w, isolate(w)) for w in words])
+
+    def segment(self, line: str, *, dropout: float = 0.0) -> str:
+        """One line segmented (subword-nmt's `process_line`): words are separated by single
+        spaces; leading and trailing spaces and line breaks are kept as they are."""
+        dropout = self._check(dropout)
+        if self._glossaries is not None:
+            self._tell_core(self._core.unanalysed_words(line, False))
+        return self._core.process_line(line, dropout)
+
+    def segment_text(self, text: str, *, dropout: float = 0.0) -> str:
+        """Every line of `text` segmented, lines cut as subword-nmt cuts a file's lines
+        (Python's `str.splitlines`); what `apply-bpe` writes for that input."""
+        dropout = self._check(dropout)
+        if self._glossaries is not None:
+            self._tell_core(self._core.unanalysed_words(text, True))
+        return self._core.process_text(text, dropout)
+
+    def segment_words(self, words: Iterable[str], *, dropout: float = 0.0) -> list[str]:
+        """The output tokens of each word, flattened (subword-nmt's `segment_tokens`):
+        `["lowest", "new"]` → `["low@@", "est", "new"]`. Empty words are skipped."""
+        dropout = self._check(dropout)
+        words = list(words)
+        if self._glossaries is not None:
+            self._tell_core(dict.fromkeys(w for w in words if w))
+        return self._core.segment_tokens(words, dropout)

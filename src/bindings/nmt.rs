@@ -1,0 +1,118 @@
+//! Python access to `crate::segment` (subword-nmt codes files): learn-bpe's merges with
+//! their counts, word counting as subword-nmt reads words, and the segmenter.
+
+use pyo3::prelude::*;
+
+use super::{progress, symbol_rules, to_py_err, WordCounter};
+use crate::segment::{count_words, CodesVersion, Isolation, Segmenter, END_OF_WORD};
+use crate::train::{train as train_core, TieBreak, TrainConfig};
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySegmenter>()?;
+    m.add_function(wrap_pyfunction!(learn_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(count_nmt_words, m)?)?;
+    Ok(())
+}
+
+/// Counts the words of `text` into `counter` as subword-nmt reads them.
+#[pyfunction]
+fn count_nmt_words(py: Python<'_>, mut counter: PyRefMut<'_, WordCounter>, text: &str) {
+    let table = &mut counter.inner.table;
+    py.detach(|| count_words(text, table));
+}
+
+/// subword-nmt's learn-bpe on a counter's table: characters with `</w>` attached to the
+/// last one, ties to the greatest pair. Returns (left, right, count) per merge; there may
+/// be more than `num_merges` when a merge makes a string that already existed.
+#[pyfunction]
+#[pyo3(signature = (counter, *, num_merges, min_frequency, show_progress))]
+fn learn_codes(
+    py: Python<'_>,
+    counter: &WordCounter,
+    num_merges: usize,
+    min_frequency: u64,
+    show_progress: bool,
+) -> PyResult<Vec<(String, String, u64)>> {
+    let config = TrainConfig {
+        rules: symbol_rules("chars", "attached", END_OF_WORD)?,
+        num_merges: Some(num_merges),
+        vocab_size: None,
+        min_frequency,
+        tie_break: TieBreak::SubwordNmt,
+        reserved: 0,
+    };
+    let table = &counter.inner.table;
+    let trained = py
+        .detach(|| {
+            let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
+            let result = train_core(table, &config, &mut |done: usize, _: Option<usize>| {
+                bar.set_position(done as u64)
+            });
+            bar.finish_and_clear();
+            result
+        })
+        .map_err(to_py_err)?;
+    Ok(trained
+        .merges
+        .into_iter()
+        .zip(trained.counts)
+        .map(|((a, b), count)| (a, b, count))
+        .collect())
+}
+
+/// Segments text with a codes file's merges as `subword-nmt apply-bpe` does.
+#[pyclass(module = "subword._core", name = "Segmenter")]
+struct PySegmenter {
+    inner: Segmenter,
+}
+
+#[pymethods]
+impl PySegmenter {
+    #[new]
+    #[pyo3(signature = (merges, *, version, separator, vocabulary, glossaries, seed))]
+    fn new(
+        py: Python<'_>,
+        merges: Vec<(String, String)>,
+        version: &str,
+        separator: &str,
+        vocabulary: Option<Vec<String>>,
+        glossaries: bool,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let version = CodesVersion::parse(version).map_err(to_py_err)?;
+        let inner = py
+            .detach(|| Segmenter::new(&merges, version, separator, vocabulary, glossaries, seed))
+            .map_err(to_py_err)?;
+        Ok(PySegmenter { inner })
+    }
+
+    fn merges_one_at_a_time(&self) -> bool {
+        self.inner.merges_one_at_a_time()
+    }
+
+    #[pyo3(signature = (text, dropout=0.0))]
+    fn process_text(&mut self, py: Python<'_>, text: &str, dropout: f64) -> PyResult<String> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.process_text(text, dropout))
+            .map_err(to_py_err)
+    }
+
+    #[pyo3(signature = (line, dropout=0.0))]
+    fn process_line(&mut self, line: &str, dropout: f64) -> PyResult<String> {
+        self.inner.process_line(line, dropout).map_err(to_py_err)
+    }
+
+    #[pyo3(signature = (words, dropout=0.0))]
+    fn segment_tokens(&mut self, words: Vec<String>, dropout: f64) -> PyResult<Vec<String>> {
+        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+        self.inner.segment_tokens(&refs, dropout).map_err(to_py_err)
+    }
+
+    fn unanalysed_words(&self, text: &str, as_lines: bool) -> Vec<String> {
+        self.inner.unanalysed_words(text, as_lines)
+    }
+
+    fn add_isolations(&mut self, words: Vec<(String, Option<Isolation>)>) {
+        self.inner.add_isolations(words)
+    }
+}
