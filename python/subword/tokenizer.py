@@ -146,6 +146,13 @@ class Tokenizer:
         specials = self._spec.special_tokens
         if not specials or self.config.specials_in_pattern:
             return None
+        if not allowed and disallowed == "all":
+            # The default (tiktoken's): nothing allowed, everything disallowed. Checked
+            # without building sets, since it runs once per call.
+            for token in specials:
+                if token in text:
+                    self._refuse(token)
+            return None
         allowed_set = frozenset(specials) if allowed == "all" else frozenset(allowed)
         unknown = allowed_set - specials.keys()
         if unknown:
@@ -154,11 +161,7 @@ class Tokenizer:
             disallowed = specials.keys() - allowed_set
         for token in disallowed:
             if token in text:
-                raise ValueError(
-                    f"the text contains the special token {token!r}, which is not allowed; "
-                    f"pass allowed_special={{{token!r}}} to encode it as a special token, or "
-                    "disallowed_special=() to encode it as ordinary text"
-                )
+                self._refuse(token)
         if not allowed_set:
             return None
         matcher = self._specials_cache.get(allowed_set)
@@ -166,6 +169,14 @@ class Tokenizer:
             matcher = _core.Specials([(t, specials[t]) for t in sorted(allowed_set)])
             self._specials_cache[allowed_set] = matcher
         return matcher
+
+    @staticmethod
+    def _refuse(token: str) -> None:
+        raise ValueError(
+            f"the text contains the special token {token!r}, which is not allowed; "
+            f"pass allowed_special={{{token!r}}} to encode it as a special token, or "
+            "disallowed_special=() to encode it as ordinary text"
+        )
 
     def encode(
         self,
