@@ -98,54 +98,7 @@ fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
 }
 
 pub(crate) fn merge_heap(table: &MergeTable, ids: &mut Vec<u32>) {
-    const END: usize = usize::MAX;
-    let n = ids.len();
-    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { END } else { i }).collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| if i == 0 { END } else { i - 1 }).collect();
-    let mut alive = vec![true; n];
-    let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::with_capacity(n);
-    for i in 0..n - 1 {
-        if let Some(&(rank, _)) = table.get(&(ids[i], ids[i + 1])) {
-            heap.push(Reverse((rank, i)));
-        }
-    }
-    while let Some(Reverse((rank, i))) = heap.pop() {
-        let j = next[i];
-        if !alive[i] || j == END {
-            continue;
-        }
-        // The entry is stale unless the pair now at i still has this rank.
-        let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else {
-            continue;
-        };
-        if r != rank {
-            continue;
-        }
-        ids[i] = merged;
-        alive[j] = false;
-        next[i] = next[j];
-        if next[j] != END {
-            prev[next[j]] = i;
-        }
-        if prev[i] != END {
-            if let Some(&(r, _)) = table.get(&(ids[prev[i]], ids[i])) {
-                heap.push(Reverse((r, prev[i])));
-            }
-        }
-        if next[i] != END {
-            if let Some(&(r, _)) = table.get(&(ids[i], ids[next[i]])) {
-                heap.push(Reverse((r, i)));
-            }
-        }
-    }
-    let mut k = 0;
-    for i in 0..n {
-        if alive[i] {
-            ids[k] = ids[i];
-            k += 1;
-        }
-    }
-    ids.truncate(k);
+    merge_heap_skipping(table, ids, || false)
 }
 
 /// The heap algorithm with dropout: a popped merge is skipped with probability `p`; the
@@ -156,6 +109,14 @@ pub(crate) fn merge_heap_dropout(
     p: f64,
     rng: &mut SmallRng,
 ) {
+    merge_heap_skipping(table, ids, || rng.random::<f64>() < p)
+}
+
+/// Merges over a linked list with a heap of (rank, position): the lowest rank first, the
+/// leftmost on ties; an entry whose pair changed since it was pushed is dropped when popped.
+/// `skip()` is asked before each merge; a skipped entry returns to the heap after the next
+/// merge (BPE-dropout), and merging stops when every candidate was skipped.
+fn merge_heap_skipping(table: &MergeTable, ids: &mut Vec<u32>, mut skip: impl FnMut() -> bool) {
     const END: usize = usize::MAX;
     let n = ids.len();
     if n < 2 {
@@ -177,13 +138,14 @@ pub(crate) fn merge_heap_dropout(
         if !alive[i] || j == END {
             continue;
         }
+        // The entry is stale unless the pair now at i still has this rank.
         let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else {
             continue;
         };
         if r != rank {
             continue;
         }
-        if rng.random::<f64>() < p {
+        if skip() {
             skipped.push(entry);
             continue;
         }
@@ -205,8 +167,14 @@ pub(crate) fn merge_heap_dropout(
             }
         }
     }
-    let kept: Vec<u32> = (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect();
-    *ids = kept;
+    let mut k = 0;
+    for i in 0..n {
+        if alive[i] {
+            ids[k] = ids[i];
+            k += 1;
+        }
+    }
+    ids.truncate(k);
 }
 
 /// Which special tokens are recognised in a text.
