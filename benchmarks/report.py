@@ -119,6 +119,7 @@ def training_headlines(tr: dict) -> list[dict]:
                 "input": key,
                 "vocab_size": size,
                 "subword_seconds": ours.get("seconds") if ours else None,
+                "subword_vocab": ours.get("got_vocab") if ours else None,
                 "fastest_peer": best[1] if best else None,
                 "fastest_peer_seconds": best[0] if best else None,
                 "speedup": best[0] / ours["seconds"]
@@ -254,7 +255,12 @@ def _headline_lines(results: dict) -> list[str]:
                 [
                     h["input"],
                     str(h["vocab_size"]),
-                    _fmt_s(h["subword_seconds"]) if h["subword_seconds"] else "—",
+                    (_fmt_s(h["subword_seconds"]) if h["subword_seconds"] else "—")
+                    + (
+                        f" (vocab {h['subword_vocab']})"
+                        if h.get("subword_vocab") not in (None, h["vocab_size"])
+                        else ""
+                    ),
                     f"{h['fastest_peer']} {_fmt_s(h['fastest_peer_seconds'])}"
                     if h["fastest_peer"]
                     else "—",
@@ -505,7 +511,8 @@ def plot(results: dict, path: Path) -> str | None:
             [f"{k} {v // 1000}k" for k, v in groups],
             fontsize=8,
         )
-        ax.set_title("Byte-level training (seconds, lower is better)")
+        ax.set_yscale("log")
+        ax.set_title("Byte-level training (seconds, lower is better), log scale")
         ax.legend(fontsize=7)
     else:
         ax.set_axis_off()
