@@ -4,6 +4,8 @@
 # formatting, lints, Rust tests, Python tests. Used by .ci/run and the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Nothing here reads the terminal; a stray stdin must not reach the build's tools either.
+exec </dev/null
 
 PYTHON=${PYTHON:-python3}
 VENV=${SUBWORD_VENV:-.venv}
