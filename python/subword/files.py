@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import os
 import stat
 import sys
@@ -113,6 +114,23 @@ def read_lines(
         finally:
             if f is not sys.stdin.buffer:
                 f.close()
+
+
+def read_json_document(path: PathLike) -> object:
+    """A JSON file, with errors that name the file and the line and column of bad JSON."""
+    name = os.fspath(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: not UTF-8 text at byte {exc.start}") from None
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{name}: no such file") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{name}: line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})"
+        ) from None
 
 
 def read_input(name: str) -> bytes:

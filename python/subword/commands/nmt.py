@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from subword import _core
 from subword.cli import UsageError
 from subword.files import _open_binary, output
+from subword.formats.codes import parse_vocab_line
 
 _CHUNK = 1 << 22  # bytes of input handed to the core per call
 
@@ -181,19 +182,10 @@ def read_word_counts(name: str) -> dict[str, int]:
     for text in read_text_chunks(name):
         for line in text.splitlines(keepends=True):
             number += 1
-            fields = line.strip("\r\n ").split(" ")
-            try:
-                if len(fields) != 2:
-                    raise ValueError
-                count = int(fields[1])
-            except ValueError:
-                raise UsageError(
-                    f"{shown}: line {number}: expected 'word count' (one space between), got "
-                    f"{line.rstrip(chr(10))!r}"
-                ) from None
+            word, count = parse_vocab_line(line, number, shown)
             if count < 0:
                 raise UsageError(f"{shown}: line {number}: the count {count} is negative")
-            counts[fields[0]] = counts.get(fields[0], 0) + count
+            counts[word] = counts.get(word, 0) + count
     return counts
 
 

@@ -14,10 +14,10 @@ ids as `special_tokens`; merges are in rank order.
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from pathlib import Path
 
+from subword.files import read_json_document
 from subword.formats._files import PathLike
 from subword.formats.bytes_unicode import (
     BYTE_TO_UNICODE,
@@ -104,16 +104,7 @@ def _detect_gzip(path: Path) -> str:
 
 
 def _detect_json(path: Path) -> str:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text at byte {e.start}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(
-            f"{path}: line {e.lineno} column {e.colno}: invalid JSON ({e.msg})"
-        ) from None
+    data = read_json_document(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a JSON model file must hold an object")
     if data.get("format") == "subword":

@@ -158,24 +158,30 @@ def write_codes(
         target.write(text)
 
 
+def parse_vocab_line(line: str, number: int, name: str) -> tuple[str, int]:
+    """One `word count` line of a vocabulary file (cut as subword-nmt cuts it); a line that
+    is not exactly that is a ValueError naming the file and line."""
+    fields = line.strip("\r\n ").split(" ")
+    try:
+        if len(fields) != 2:
+            raise ValueError
+        return fields[0], int(fields[1])
+    except ValueError:
+        raise ValueError(
+            f"{name}: line {number}: expected 'word count' (one space between), got "
+            f"{line.rstrip(chr(10))!r}"
+        ) from None
+
+
 def read_vocabulary(path: PathLike, threshold: int | None = None) -> set[str]:
     """The words of a vocabulary file (`word count` per line, as get-vocab writes) whose
     count is at least `threshold` (all when None). Lines are cut as subword-nmt reads them."""
     text, name = _read_text(path, "vocabulary file")
     words: set[str] = set()
     for number, line in enumerate(text.splitlines(keepends=True), 1):
-        fields = line.strip("\r\n ").split(" ")
-        try:
-            if len(fields) != 2:
-                raise ValueError
-            count = int(fields[1])
-        except ValueError:
-            raise ValueError(
-                f"{name}: line {number}: expected 'word count' (one space between), got "
-                f"{line.rstrip(chr(10))!r}"
-            ) from None
+        word, count = parse_vocab_line(line, number, name)
         if threshold is None or count >= threshold:
-            words.add(fields[0])
+            words.add(word)
     return words
 
 

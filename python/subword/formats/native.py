@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, fields
-from pathlib import Path
 from typing import Any
 
 from subword.config import ModelSpec, TokenizerConfig
-from subword.files import write_atomic
+from subword.files import read_json_document, write_atomic
 
 FORMAT = "subword"
 VERSION = 1
@@ -39,19 +38,9 @@ def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | No
 def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:
     """Reads a model file; returns the spec and the optional training record."""
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{name}: not UTF-8 text at byte {exc.start}") from None
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{name}: no such file") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{name}: line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})"
-        ) from None
-    return spec_from_document(doc, name), doc.get("training") or {}
+    doc = read_json_document(path)
+    spec = spec_from_document(doc, name)
+    return spec, doc.get("training") or {}
 
 
 def _fail(name: str, field: str, problem: str) -> ValueError:
