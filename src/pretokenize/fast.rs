@@ -185,6 +185,19 @@ impl Scan<'_> {
         self.at(i).is_some_and(|(f, _)| test(f))
     }
 
+    /// Where ` ?[^\s\p{L}\p{N}]` starts its run of punctuation at `p` (after the optional
+    /// space), if it matches there; shared by the cl100k and o200k punctuation branches.
+    #[inline(always)]
+    fn punctuation_start(&self, p: usize, byte: u8, f: u8) -> Option<usize> {
+        if byte == b' ' && self.next_is(p + 1, is_other) {
+            Some(p + 1)
+        } else if is_other(f) {
+            Some(p)
+        } else {
+            None
+        }
+    }
+
     /// The end of the run of characters from `i` whose flags satisfy `keep`.
     #[inline(always)]
     fn run(&self, mut i: usize, keep: impl Fn(u8) -> bool) -> usize {
@@ -358,13 +371,7 @@ impl Scan<'_> {
             return self.up_to_three_numbers(p);
         }
         // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
-        let punct = if byte == b' ' && self.next_is(p + 1, is_other) {
-            Some(p + 1)
-        } else if is_other(f) {
-            Some(p)
-        } else {
-            None
-        };
+        let punct = self.punctuation_start(p, byte, f);
         if let Some(start) = punct {
             let end = self.run(start, is_other);
             return self.run(end, |f| f & NEWLINE != 0);
@@ -451,13 +458,7 @@ impl Scan<'_> {
             return self.up_to_three_numbers(p);
         }
         // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
-        let punct = if byte == b' ' && self.next_is(p + 1, is_other) {
-            Some(p + 1)
-        } else if is_other(f) {
-            Some(p)
-        } else {
-            None
-        };
+        let punct = self.punctuation_start(p, byte, f);
         if let Some(start) = punct {
             let mut end = self.run(start, is_other);
             while matches!(self.b.get(end), Some(b'\r' | b'\n' | b'/')) {
