@@ -4,8 +4,10 @@
 # formatting, lints, Rust tests, Python tests. Used by .ci/run and the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Nothing here reads the terminal; a stray stdin must not reach the build's tools either.
-exec </dev/null
+# Nothing here reads the terminal, and cargo's `rustc -` probe reads stdin: give every tool an
+# empty pipe. Not /dev/null: on some sandboxes it is a regular file that collects other jobs'
+# output, which rustc then tries to compile.
+exec < <(:)
 
 PYTHON=${PYTHON:-python3}
 VENV=${SUBWORD_VENV:-.venv}
@@ -23,7 +25,10 @@ echo "== format and lint"
 cargo fmt --all -- --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --features python -- -D warnings
-PY_DIRS=$(ls -d python tests benchmarks examples 2>/dev/null || true)
+PY_DIRS=""
+for dir in python tests benchmarks examples; do
+    if [ -d "$dir" ]; then PY_DIRS="$PY_DIRS $dir"; fi
+done
 "$VENV/bin/ruff" check $PY_DIRS
 "$VENV/bin/ruff" format --check $PY_DIRS
 
