@@ -6,16 +6,21 @@
 //! linear scan per merge (fewer, cheaper operations than a heap for a handful of symbols);
 //! long ones a heap over a linked list, so a 10-million-character piece is O(n log n).
 //!
-//! Performance notes (cl100k through Python, one thread, `encode_to_numpy` on en-kjv, CPU
-//! MB/s measured on the shared 2-core machine, so ±20%):
-//! - fancy-regex pre-tokenizer: 18 MB/s; hand-written splitter (`pretokenize/fast.rs`): 32.
-//! - A piece that is a whole token skips the per-call cache: its lookup is the cheap part.
+//! Performance notes (cl100k through Python, one thread, MB/s of the shared 2-core
+//! machine while other jobs ran, so ±25%):
+//! - fancy-regex pre-tokenizer: 18 MB/s on en-kjv; hand-written splitter
+//!   (`pretokenize/fast.rs`): 32.
 //! - Short words keep their pair ranks in a stack array (two lookups per merge, not one
 //!   per pair): multi-fortunes 16 → 19 MB/s.
-//! - Whole pieces of up to 7 bytes are keyed by a packed u64, looked up first in a small
-//!   per-thread direct-mapped table (`model::HotPieces`), built without a memcpy: 32 → 48.
-//! - Still open: the special-token scan runs in Python (`str.__contains__`, ~8% of the
-//!   time), and the big-map misses of the hot table.
+//! - A per-thread cache of encoded pieces that outlives the call (`cache.rs`), replacing a
+//!   per-call map and a small per-thread table of whole-token pieces: en-kjv 119 → 183,
+//!   multi-fortunes 32 → 83, ko-help 37 → 99 (`encode_to_numpy`, whole file).
+//! - The cache slot of each piece is prefetched eight pieces before it is looked up:
+//!   ko-help 61 → 140, multi-fortunes 60 → 110, en-kjv 170 → 200 (whole file).
+//! - Outside this module: the special-token check runs in Rust (aho-corasick, one pass)
+//!   instead of one `str.__contains__` per token in Python; arrays are handed to NumPy
+//!   without a copy; lists reuse one Python int per id made when the model is built.
+//!   Together with the cache, per-line `encode_to_numpy` on en-kjv went 20 → 80–115.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -26,8 +31,9 @@ use rustc_hash::FxHashMap;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::cache::{self, PieceCache};
 use crate::error::{Error, Result};
-use crate::model::{Algorithm, HotPieces, Model, Pair, Unknown};
+use crate::model::{Algorithm, Model, Pair, Unknown};
 use crate::symbols::{EndOfWord, Unit};
 
 /// Above this many symbols a word is merged with the heap; below, by linear scans.
@@ -177,10 +183,12 @@ fn merge_heap_skipping(table: &MergeTable, ids: &mut Vec<u32>, mut skip: impl Fn
     ids.truncate(k);
 }
 
-/// Which special tokens are recognised in a text.
+/// A set of special tokens: those recognised in a text (allowed), or those whose presence
+/// is an error (disallowed, as tiktoken's `encode` has it).
 pub struct SpecialMatcher {
     automaton: AhoCorasick,
     ids: Vec<u32>,
+    tokens: Vec<String>,
 }
 
 impl SpecialMatcher {
@@ -195,131 +203,153 @@ impl SpecialMatcher {
         Ok(Some(SpecialMatcher {
             automaton,
             ids: specials.iter().map(|(_, id)| *id).collect(),
+            tokens: specials.iter().map(|(t, _)| t.clone()).collect(),
         }))
     }
-}
 
-/// A per-call cache of encoded pieces: repeated words in a long text are merged once. The
-/// ids live in one arena (no allocation per cached piece).
-pub struct PieceCache<'t> {
-    map: FxHashMap<&'t str, (u32, u32)>,
-    arena: Vec<u32>,
-    hot: Option<HotPieces>,
-}
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
 
-impl PieceCache<'_> {
-    pub fn new(model: &Model) -> Self {
-        PieceCache {
-            map: FxHashMap::default(),
-            arena: Vec::new(),
-            hot: Some(HotPieces::take(model.piece_ids.owner())),
+    /// An error if `text` contains one of these tokens (one pass over the text).
+    pub fn refuse_in(&self, text: &str) -> Result<()> {
+        match self.automaton.find(text) {
+            None => Ok(()),
+            Some(m) => {
+                let token = &self.tokens[m.pattern().as_usize()];
+                Err(Error::invalid(format!(
+                    "the text contains the special token {token:?}, which is not allowed; \
+                     pass allowed_special={{{token:?}}} to encode it as a special token, or \
+                     disallowed_special=() to encode it as ordinary text"
+                )))
+            }
         }
     }
 }
-
-impl Drop for PieceCache<'_> {
-    fn drop(&mut self) {
-        if let Some(hot) = self.hot.take() {
-            hot.give_back();
-        }
-    }
-}
-
-const CACHE_MAX: usize = 1 << 16;
 
 impl Model {
     /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
     /// text is ordinary.
     pub fn encode(&self, text: &str, specials: Option<&SpecialMatcher>) -> Result<Vec<u32>> {
-        let normalized = self.config.normalizer.normalize(text);
-        let mut out = Vec::with_capacity(normalized.len() / 3);
-        let mut cache = PieceCache::new(self);
-        let Some(matcher) = specials else {
-            self.encode_ordinary_into(&normalized, &mut out, &mut cache)?;
-            return Ok(out);
-        };
-        let mut start = 0;
-        for m in matcher.automaton.find_iter(normalized.as_ref()) {
-            self.encode_ordinary_into(&normalized[start..m.start()], &mut out, &mut cache)?;
-            out.push(matcher.ids[m.pattern().as_usize()]);
-            start = m.end();
-        }
-        self.encode_ordinary_into(&normalized[start..], &mut out, &mut cache)?;
+        let mut out = Vec::new();
+        self.encode_into(text, specials, &mut out)?;
         Ok(out)
     }
 
-    /// Encodes already-normalized text with no special tokens.
-    pub fn encode_ordinary_into<'t>(
+    /// `encode`, appending to `out`.
+    pub fn encode_into(
         &self,
-        text: &'t str,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
         out: &mut Vec<u32>,
-        cache: &mut PieceCache<'t>,
     ) -> Result<()> {
+        let normalized = self.config.normalizer.normalize(text);
+        out.reserve(normalized.len() / 4);
+        let mut cache = PieceCache::take(self.cache_owner);
+        let result = match specials {
+            None => self.encode_ordinary_into(&normalized, out, &mut cache),
+            Some(matcher) => {
+                let mut start = 0;
+                let mut result = Ok(());
+                for m in matcher.automaton.find_iter(normalized.as_ref()) {
+                    result =
+                        self.encode_ordinary_into(&normalized[start..m.start()], out, &mut cache);
+                    if result.is_err() {
+                        break;
+                    }
+                    out.push(matcher.ids[m.pattern().as_usize()]);
+                    start = m.end();
+                }
+                result
+                    .and_then(|()| self.encode_ordinary_into(&normalized[start..], out, &mut cache))
+            }
+        };
+        cache.give_back();
+        result
+    }
+
+    /// Encodes already-normalized text with no special tokens. Pieces go through a short
+    /// queue: each one's cache slot is prefetched when it is split off and looked up
+    /// `AHEAD` pieces later, so the memory latency of lookups overlaps.
+    fn encode_ordinary_into(
+        &self,
+        text: &str,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache,
+    ) -> Result<()> {
+        const AHEAD: usize = 8;
+        let mut queue: [(&str, u64); AHEAD] = [("", 0); AHEAD];
+        let (mut head, mut queued) = (0, 0);
         let mut failure = None;
         self.config.pre_tokenizer.for_each_piece(text, |piece| {
-            if failure.is_some() {
-                return;
-            }
-            // A piece that is a whole token needs neither the cache nor merging.
-            if let Some(id) = self.whole_piece(piece, cache.hot.as_mut()) {
-                out.push(id);
-                return;
-            }
-            if let Some(&(at, len)) = cache.map.get(piece) {
-                out.extend_from_slice(&cache.arena[at as usize..(at + len) as usize]);
-                return;
-            }
-            let start = out.len();
-            if let Err(unknown) = self.encode_word(piece, out, true) {
-                let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
-                failure = Some(unknown.into_error(text, offset));
-                return;
-            }
-            if cache.map.len() < CACHE_MAX {
-                let at = cache.arena.len() as u32;
-                cache.arena.extend_from_slice(&out[start..]);
-                cache.map.insert(piece, (at, (out.len() - start) as u32));
+            let key = cache::key_of(piece.as_bytes());
+            cache.prefetch(key);
+            if queued == AHEAD {
+                let (first, first_key) = std::mem::replace(&mut queue[head], (piece, key));
+                head = (head + 1) % AHEAD;
+                self.encode_cached(text, first, first_key, out, cache, &mut failure);
+            } else {
+                queue[(head + queued) % AHEAD] = (piece, key);
+                queued += 1;
             }
         })?;
+        for i in 0..queued {
+            let (piece, key) = queue[(head + i) % AHEAD];
+            self.encode_cached(text, piece, key, out, cache, &mut failure);
+        }
         failure.map_or(Ok(()), Err)
+    }
+
+    /// Appends the ids of `piece` (a piece of `text` with cache key `key`): from the cache,
+    /// or encoded and then cached. After a failure, does nothing.
+    #[inline]
+    fn encode_cached(
+        &self,
+        text: &str,
+        piece: &str,
+        key: u64,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache,
+        failure: &mut Option<Error>,
+    ) {
+        if failure.is_some() || cache.extend_with_key(key, piece.as_bytes(), out) {
+            return;
+        }
+        let start = out.len();
+        if let Err(unknown) = self.encode_word(piece, out) {
+            let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
+            *failure = Some(unknown.into_error(text, offset));
+            return;
+        }
+        cache.insert(piece.as_bytes(), &out[start..]);
     }
 
     /// Encodes one pre-tokenized piece (a word), appending its ids.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
-        self.encode_word(piece, out, false)
+        self.encode_word(piece, out)
             .map_err(|u| u.into_error(piece, 0))
     }
 
     /// The id of a piece that is encoded whole: a special token found by the pattern
     /// (CLIP), or a piece that is itself a token when merges are ignored (tiktoken).
     #[inline]
-    fn whole_piece(&self, piece: &str, hot: Option<&mut HotPieces>) -> Option<u32> {
+    fn whole_piece(&self, piece: &str) -> Option<u32> {
         if !self.special_pieces.is_empty() {
             if let Some(&id) = self.special_pieces.get(piece) {
                 return Some(id);
             }
         }
         if self.config.ignore_merges {
-            let mut none = HotPieces::disabled();
-            return self
-                .piece_ids
-                .get(piece.as_bytes(), hot.unwrap_or(&mut none));
+            return self.piece_ids.get(piece.as_bytes());
         }
         None
     }
 
-    /// Encodes one piece; `whole_checked`: the caller already found it is no whole token.
-    fn encode_word(
-        &self,
-        piece: &str,
-        out: &mut Vec<u32>,
-        whole_checked: bool,
-    ) -> std::result::Result<(), UnknownChar> {
-        if !whole_checked {
-            if let Some(id) = self.whole_piece(piece, None) {
-                out.push(id);
-                return Ok(());
-            }
+    /// Encodes one piece.
+    fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
+        if let Some(id) = self.whole_piece(piece) {
+            out.push(id);
+            return Ok(());
         }
         if matches!(self.config.algorithm, Algorithm::Greedy { .. }) {
             return self.greedy_word(piece, out);
@@ -464,14 +494,51 @@ impl Model {
         Ok(())
     }
 
-    /// Encodes each text on the rayon pool; results in input order.
+    /// Encodes each text on the rayon pool; results in input order. A text containing a
+    /// `forbidden` special token is an error naming the text.
     pub fn encode_batch(
         &self,
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
     ) -> Result<Vec<Vec<u32>>> {
         use rayon::prelude::*;
-        texts.par_iter().map(|t| self.encode(t, specials)).collect()
+        texts
+            .par_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.refuse_in(text).map_err(|e| in_text(i, e))?;
+                }
+                self.encode(text, specials).map_err(|e| in_text(i, e))
+            })
+            .collect()
+    }
+
+    /// `encode_batch` as one flat list of ids and the offsets where each text's ids start
+    /// (one more offset than texts, the last being the total).
+    pub fn encode_batch_flat(
+        &self,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        let batch = self.encode_batch(texts, specials, forbidden)?;
+        let mut flat = Vec::with_capacity(batch.iter().map(Vec::len).sum());
+        let mut offsets = Vec::with_capacity(batch.len() + 1);
+        offsets.push(0);
+        for ids in &batch {
+            flat.extend_from_slice(ids);
+            offsets.push(flat.len() as u64);
+        }
+        Ok((flat, offsets))
+    }
+}
+
+fn in_text(index: usize, err: Error) -> Error {
+    Error {
+        message: format!("text {index} of the batch: {}", err.message),
+        ..err
     }
 }
 

@@ -2,11 +2,12 @@
 //!
 //! The modules follow the data path, in order:
 //! normalize → pretokenize → symbols (initial symbols) → count (word table)
-//! → train (learn merges) | model + encode (apply merges → ids) → decode.
+//! → train (learn merges) | model + encode (apply merges → ids, with `cache`) → decode.
 //! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does.
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
+pub mod cache;
 pub mod compress;
 pub mod count;
 pub mod decode;

@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::cache::{new_owner, short_key};
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
@@ -82,6 +83,8 @@ pub struct Model {
     pub(crate) greedy_max_chars: usize,
     /// id → whether it is a continuation token (greedy models), for decoding.
     pub(crate) continuation: Vec<bool>,
+    /// Identifies this model's entries in the per-thread piece caches (`cache.rs`).
+    pub(crate) cache_owner: u64,
 }
 
 const NONE: u32 = u32::MAX;
@@ -135,6 +138,7 @@ impl Model {
             greedy: FxHashMap::default(),
             greedy_max_chars: 0,
             continuation: Vec::new(),
+            cache_owner: new_owner(),
         };
         if model.config.specials_in_pattern {
             model.special_pieces = model.specials.iter().cloned().collect();
@@ -327,155 +331,30 @@ impl Model {
 /// Whole pieces → token ids. Most pieces of real text are short (four bytes on average
 /// in English under cl100k), so pieces of up to 7 bytes are keyed by one u64 (bytes plus
 /// length): hashing and comparing a u64 is several times cheaper than a byte slice.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct PieceIds {
     short: FxHashMap<u64, u32>,
     long: FxHashMap<Box<[u8]>, u32>,
-    /// Identifies this table to the per-thread hot table (which must not mix models).
-    owner: u64,
-}
-
-impl Default for PieceIds {
-    fn default() -> Self {
-        PieceIds {
-            short: FxHashMap::default(),
-            long: FxHashMap::default(),
-            owner: NEXT_OWNER.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        }
-    }
-}
-
-/// Slots in the per-thread table of recently seen short pieces.
-const HOT_SLOTS: usize = 1 << HOT_BITS;
-const HOT_BITS: u32 = 12;
-
-/// A direct-mapped table of short pieces recently looked up: text is Zipfian, so most
-/// lookups hit these 64 KB, which stay in the CPU cache, instead of the 100k-entry map
-/// (about 2 MB for cl100k), where nearly every probe is a cache miss. One per thread,
-/// lent to an encoding call for its whole duration (one thread-local access per call, not
-/// per piece: in a shared library each thread-local access is a function call, and per
-/// piece it cost a quarter of the encoding time).
-pub(crate) struct HotPieces {
-    owner: u64,
-    slots: Vec<(u64, u32)>,
-}
-
-thread_local! {
-    static HOT: std::cell::Cell<Option<HotPieces>> = const { std::cell::Cell::new(None) };
-}
-
-static NEXT_OWNER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-/// No id: a looked-up piece that is not a token.
-const ABSENT: u32 = u32::MAX;
-
-impl HotPieces {
-    /// This thread's table, emptied if it last served another model. A nested call on the
-    /// same thread gets an empty table, which simply finds nothing.
-    pub(crate) fn take(owner: u64) -> HotPieces {
-        let mut hot = HOT.with(|h| h.take()).unwrap_or(HotPieces {
-            owner,
-            slots: Vec::new(),
-        });
-        if hot.owner != owner || hot.slots.is_empty() {
-            hot.owner = owner;
-            hot.slots.clear();
-            hot.slots.resize(HOT_SLOTS, (0, ABSENT));
-        }
-        hot
-    }
-
-    /// A table that finds nothing (lookups go to the map).
-    pub(crate) fn disabled() -> HotPieces {
-        HotPieces {
-            owner: 0,
-            slots: Vec::new(),
-        }
-    }
-
-    pub(crate) fn give_back(self) {
-        HOT.with(|h| h.set(Some(self)));
-    }
 }
 
 impl PieceIds {
-    /// The bytes (at most 7) in the low bytes of a u64, the length in the top byte. Built
-    /// from two overlapping loads instead of a copy into a buffer: the copy's memcpy call
-    /// and the store-to-load stall after it cost a quarter of the encoding time.
-    #[inline]
-    fn short_key(bytes: &[u8]) -> Option<u64> {
-        let n = bytes.len();
-        let packed = match n {
-            0 => 0,
-            1..=3 => {
-                bytes[0] as u64
-                    | (bytes[n / 2] as u64) << (8 * (n / 2))
-                    | (bytes[n - 1] as u64) << (8 * (n - 1))
-            }
-            4..=7 => {
-                let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
-                let hi =
-                    u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
-                lo | (hi as u64) << (8 * (n - 4))
-            }
-            _ => return None,
-        };
-        Some(packed | (n as u64) << 56)
-    }
-
     pub fn insert(&mut self, bytes: &[u8], id: u32) {
-        match Self::short_key(bytes) {
+        match short_key(bytes) {
             Some(key) => self.short.insert(key, id),
             None => self.long.insert(bytes.into(), id),
         };
     }
 
-    pub(crate) fn owner(&self) -> u64 {
-        self.owner
-    }
-
     #[inline]
-    pub(crate) fn get(&self, bytes: &[u8], hot: &mut HotPieces) -> Option<u32> {
-        let Some(key) = Self::short_key(bytes) else {
-            return self.long.get(bytes).copied();
-        };
-        // Fibonacci hashing: the top bits of key × 2^64/φ pick the slot.
-        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_BITS)) as usize;
-        let id = match hot.slots.get_mut(slot) {
-            Some((k, id)) if *k == key => *id,
-            Some(entry) => {
-                let id = self.short.get(&key).copied().unwrap_or(ABSENT);
-                *entry = (key, id);
-                id
-            }
-            None => self.short.get(&key).copied().unwrap_or(ABSENT),
-        };
-        (id != ABSENT).then_some(id)
+    pub(crate) fn get(&self, bytes: &[u8]) -> Option<u32> {
+        match short_key(bytes) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(bytes).copied(),
+        }
     }
 }
 
 /// The bytes a byte-level token stands for, or None if it has a character outside the table.
 pub fn byte_level_bytes(token: &str) -> Option<Vec<u8>> {
     token.chars().map(unicode_to_byte).collect()
-}
-
-#[cfg(test)]
-mod piece_key_tests {
-    use super::PieceIds;
-
-    #[test]
-    fn short_keys_are_distinct_and_match_a_plain_packing() {
-        let samples: [&[u8]; 10] = [
-            b"a", b"ab", b"abc", b"abcd", b" the", b"abcde", b"abcdef", b"abcdefg", b"\0", b"\0\0",
-        ];
-        let mut seen = std::collections::HashSet::new();
-        for s in samples {
-            let mut plain = [0u8; 8];
-            plain[..s.len()].copy_from_slice(s);
-            plain[7] = s.len() as u8;
-            assert_eq!(PieceIds::short_key(s), Some(u64::from_le_bytes(plain)));
-            assert!(seen.insert(PieceIds::short_key(s)));
-        }
-        assert_eq!(PieceIds::short_key(b"abcdefgh"), None);
-    }
 }

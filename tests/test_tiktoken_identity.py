@@ -65,6 +65,43 @@ def test_special_tokens_allowed_and_disallowed(ours, cl100k_encoding):
         ours.encode(text, allowed_special=one)
 
 
+def test_special_token_rules_in_every_call_form(ours, cl100k_encoding):
+    """The allowed/disallowed rules hold for lists, arrays and batches alike; an explicit
+    disallowed set is searched for as given, as tiktoken does."""
+    text = "a<|endoftext|>b"
+    want = cl100k_encoding.encode(text, allowed_special="all")
+    assert ours.encode_to_numpy(text, allowed_special="all").tolist() == want
+    flat, offsets = ours.encode_batch_to_numpy(["x", text], allowed_special="all")
+    assert flat[offsets[1] : offsets[2]].tolist() == want
+    for call in (ours.encode, ours.encode_to_numpy):
+        with pytest.raises(ValueError, match="endoftext"):
+            call(text)
+    for call in (ours.encode_batch, ours.encode_batch_to_numpy):
+        with pytest.raises(ValueError, match="text 1 of the batch.*endoftext"):
+            call(["fine", text])
+    with pytest.raises(ValueError):
+        cl100k_encoding.encode("a foo b", disallowed_special={"foo"})
+    with pytest.raises(ValueError, match="foo"):
+        ours.encode("a foo b", disallowed_special={"foo"})
+    with pytest.raises(ValueError, match="lacks"):
+        ours.encode(text, allowed_special={"<|not a special|>"})
+    # A set is not hashable: the rules are worked out afresh, with the same result.
+    assert ours.encode(text, allowed_special=set(ours.special_tokens)) == want
+
+
+@pytest.mark.corpus
+def test_piece_cache_serves_calls_and_models_in_turn(ours, cl100k_encoding):
+    """Each thread keeps a cache of encoded pieces across calls, tied to one model: calls
+    that alternate between two models, line by line, give each model's own ids."""
+    lines = corpus_lines("multi-fortunes.txt")[:400]
+    other = subword.train(iter(lines), kind="byte", pre_tokenizer="cl100k", vocab_size=600)
+    theirs = [other.encode_ordinary(line) for line in lines]
+    for line, their_ids in zip(lines, theirs):
+        assert ours.encode_ordinary(line) == cl100k_encoding.encode_ordinary(line)
+        assert other.encode_ordinary(line) == their_ids
+        assert ours.encode_to_numpy(line).tolist() == cl100k_encoding.encode_ordinary(line)
+
+
 def test_decode_splitting_utf8_follows_errors(ours, cl100k_encoding):
     ids = cl100k_encoding.encode_ordinary("한국어 텍스트 😀")
     split = 0

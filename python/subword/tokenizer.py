@@ -12,6 +12,10 @@ from subword import _core, pretokenizers
 from subword.config import ModelSpec, TokenizerConfig
 
 SpecialSet = Collection[str] | Literal["all"]
+# (special tokens encoded as themselves, special tokens whose presence is an error)
+_SpecialPlan = tuple["_core.Specials | None", "_core.Specials | None"]
+# The default `allowed_special`; recognised by identity, so the default costs no lookup.
+_NO_SPECIALS: frozenset[str] = frozenset()
 
 
 def resolve_pattern(name: str) -> str | None:
@@ -92,7 +96,8 @@ class Tokenizer:
         self._python_pre_tokenizer = pretokenizers.get(config)
         if self._python_pre_tokenizer is not None:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
-        self._specials_cache: dict[frozenset[str], _core.Specials] = {}
+        self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
+        self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
 
     # --- what the model is -------------------------------------------------------------
     @property
@@ -142,47 +147,50 @@ class Tokenizer:
         )
 
     # --- encoding ----------------------------------------------------------------------
-    def _specials_for(self, text: str, allowed: SpecialSet, disallowed: SpecialSet):
+    def _special_plan(self, allowed: SpecialSet, disallowed: SpecialSet) -> _SpecialPlan:
+        """The special tokens to encode as themselves and those whose presence is an
+        error, for tiktoken's `allowed_special` / `disallowed_special`. Kept per argument
+        pair: this runs once per call, and most calls pass the defaults."""
+        if allowed is _NO_SPECIALS and disallowed == "all":
+            return self._default_plan
+        try:
+            return self._special_plans[allowed, disallowed]
+        except KeyError:
+            key = (allowed, disallowed)
+        except TypeError:  # a set or list: not hashable, so not kept
+            key = None
+        plan = self._make_special_plan(allowed, disallowed)
+        if key is not None:
+            if len(self._special_plans) >= 64:
+                self._special_plans.clear()
+            self._special_plans[key] = plan
+        return plan
+
+    def _make_special_plan(self, allowed: SpecialSet, disallowed: SpecialSet) -> _SpecialPlan:
         specials = self._spec.special_tokens
         if not specials or self.config.specials_in_pattern:
-            return None
-        if not allowed and disallowed == "all":
-            # The default (tiktoken's): nothing allowed, everything disallowed. Checked
-            # without building sets, since it runs once per call.
-            for token in specials:
-                if token in text:
-                    self._refuse(token)
-            return None
+            return None, None
         allowed_set = frozenset(specials) if allowed == "all" else frozenset(allowed)
         unknown = allowed_set - specials.keys()
         if unknown:
             raise ValueError(f"allowed_special names tokens this model lacks: {sorted(unknown)}")
-        if disallowed == "all":
-            disallowed = specials.keys() - allowed_set
-        for token in disallowed:
-            if token in text:
-                self._refuse(token)
-        if not allowed_set:
-            return None
-        matcher = self._specials_cache.get(allowed_set)
-        if matcher is None:
-            matcher = _core.Specials([(t, specials[t]) for t in sorted(allowed_set)])
-            self._specials_cache[allowed_set] = matcher
-        return matcher
-
-    @staticmethod
-    def _refuse(token: str) -> None:
-        raise ValueError(
-            f"the text contains the special token {token!r}, which is not allowed; "
-            f"pass allowed_special={{{token!r}}} to encode it as a special token, or "
-            "disallowed_special=() to encode it as ordinary text"
+        # As tiktoken: an explicit disallowed set is searched for as given.
+        disallowed_set = (
+            specials.keys() - allowed_set if disallowed == "all" else frozenset(disallowed)
         )
+        return self._matcher(allowed_set), self._matcher(disallowed_set)
+
+    def _matcher(self, tokens: Collection[str]) -> _core.Specials | None:
+        if not tokens:
+            return None
+        specials = self._spec.special_tokens
+        return _core.Specials([(t, specials.get(t, 0)) for t in sorted(tokens)])
 
     def encode(
         self,
         text: str,
         *,
-        allowed_special: SpecialSet = frozenset(),
+        allowed_special: SpecialSet = _NO_SPECIALS,
         disallowed_special: SpecialSet = "all",
         dropout: float | None = None,
         seed: int = 0,
@@ -196,18 +204,20 @@ class Tokenizer:
         symbols."""
         if self._clean is not None:
             text = self._clean(text)
-        matcher = self._specials_for(text, allowed_special, disallowed_special)
+        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
         if self._python_pre_tokenizer is not None:
             if dropout:
                 raise ValueError("dropout is not available with a Python pre-tokenizer")
+            if forbidden is not None:
+                forbidden.refuse_in(text)
             return self._encode_python_pieces(text, matcher)
         if dropout is not None:
             if not 0.0 <= dropout <= 1.0:
                 raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
             if seed < 0:
                 raise ValueError(f"seed must be >= 0, got {seed}")
-            return self._core.encode(text, matcher, float(dropout), seed)
-        return self._core.encode(text, matcher)
+            return self._core.encode(text, matcher, forbidden, float(dropout), seed)
+        return self._core.encode(text, matcher, forbidden)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
@@ -215,7 +225,7 @@ class Tokenizer:
             text = self._clean(text)
         if self._python_pre_tokenizer is not None:
             return self._encode_python_pieces(text, None)
-        return self._core.encode(text, None)
+        return self._core.encode(text)
 
     def _encode_python_pieces(self, text: str, matcher) -> list[int]:
         """Encoding when pre-tokenization runs in Python: special tokens are split off
@@ -237,17 +247,18 @@ class Tokenizer:
         texts: Sequence[str],
         *,
         num_threads: int | None = None,
-        allowed_special: SpecialSet = frozenset(),
+        allowed_special: SpecialSet = _NO_SPECIALS,
         disallowed_special: SpecialSet = "all",
     ) -> list[list[int]]:
         """Encodes many texts in parallel (the GIL is released); results in input order."""
         texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
-        matcher = None
-        for text in texts:
-            matcher = self._specials_for(text, allowed_special, disallowed_special)
+        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         if self._python_pre_tokenizer is not None:
+            if forbidden is not None:
+                for text in texts:
+                    forbidden.refuse_in(text)
             batch = getattr(self._python_pre_tokenizer, "pieces_batch", None)
             if batch is None or matcher is not None:
                 return [self._encode_python_pieces(t, matcher) for t in texts]
@@ -256,41 +267,41 @@ class Tokenizer:
             per_text = batch(self._normalizer.normalize_batch(texts))
             encoded = iter(self._core.encode_pieces([p for ps in per_text for p in ps]))
             return [[i for _ in ps for i in next(encoded)] for ps in per_text]
-        return self._core.encode_batch(texts, matcher, num_threads)
+        return self._core.encode_batch(texts, matcher, forbidden, num_threads)
 
     def encode_to_numpy(
         self,
         text: str,
         *,
-        allowed_special: SpecialSet = frozenset(),
+        allowed_special: SpecialSet = _NO_SPECIALS,
         disallowed_special: SpecialSet = "all",
     ):
         """`encode` as a NumPy `uint32` array (no Python list is built)."""
-        import numpy as np
-
         if self._python_pre_tokenizer is not None:
+            import numpy as np
+
             ids = self.encode(
                 text, allowed_special=allowed_special, disallowed_special=disallowed_special
             )
             return np.asarray(ids, dtype=np.uint32)
         if self._clean is not None:
             text = self._clean(text)
-        matcher = self._specials_for(text, allowed_special, disallowed_special)
-        return np.frombuffer(self._core.encode_to_bytes(text, matcher), dtype="<u4")
+        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+        return self._core.encode_to_numpy(text, matcher, forbidden)
 
     def encode_batch_to_numpy(
         self,
         texts: Sequence[str],
         *,
         num_threads: int | None = None,
-        allowed_special: SpecialSet = frozenset(),
+        allowed_special: SpecialSet = _NO_SPECIALS,
         disallowed_special: SpecialSet = "all",
     ):
         """A batch as one flat `uint32` array of ids and a `uint64` array of offsets: the
         ids of text i are `ids[offsets[i]:offsets[i + 1]]`."""
-        import numpy as np
-
         if self._python_pre_tokenizer is not None:
+            import numpy as np
+
             batch = self.encode_batch(
                 texts, allowed_special=allowed_special, disallowed_special=disallowed_special
             )
@@ -298,13 +309,10 @@ class Tokenizer:
             flat = np.fromiter((i for ids in batch for i in ids), dtype=np.uint32)
             return flat, offsets
         texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
-        matcher = None
-        for text in texts:
-            matcher = self._specials_for(text, allowed_special, disallowed_special)
+        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
         if num_threads is not None and num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
-        flat, offsets = self._core.encode_batch_to_bytes(texts, matcher, num_threads)
-        return np.frombuffer(flat, dtype="<u4"), np.frombuffer(offsets, dtype="<u8")
+        return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (what `encode` gives, before ids)."""

@@ -5,9 +5,10 @@ mod compress;
 mod nmt;
 mod progress;
 
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList};
 
 use crate::count::{Counter, Utf8Errors};
 use crate::encode::SpecialMatcher;
@@ -214,7 +215,6 @@ fn train(
 #[pyclass(module = "subword._core", frozen)]
 struct Specials {
     inner: SpecialMatcher,
-    tokens: Vec<String>,
 }
 
 #[pymethods]
@@ -222,17 +222,19 @@ impl Specials {
     #[new]
     fn new(tokens: Vec<(String, u32)>) -> PyResult<Self> {
         match SpecialMatcher::new(&tokens).map_err(to_py_err)? {
-            Some(inner) => Ok(Specials {
-                inner,
-                tokens: tokens.into_iter().map(|(t, _)| t).collect(),
-            }),
+            Some(inner) => Ok(Specials { inner }),
             None => Err(PyValueError::new_err("no special tokens given")),
         }
     }
 
     /// The special tokens this set recognises.
     fn tokens(&self) -> Vec<String> {
-        self.tokens.clone()
+        self.inner.tokens().to_vec()
+    }
+
+    /// Raises ValueError naming the first of these tokens that `text` contains.
+    fn refuse_in(&self, py: Python<'_>, text: &str) -> PyResult<()> {
+        py.detach(|| self.inner.refuse_in(text)).map_err(to_py_err)
     }
 }
 
@@ -240,6 +242,9 @@ impl Specials {
 #[pyclass(module = "subword._core", frozen, name = "Model")]
 struct PyModel {
     inner: Model,
+    /// The Python int of every id, made once: a list of ids is then built by reference,
+    /// not by allocating an int per token (which was most of the cost of list output).
+    ints: Vec<Py<PyAny>>,
 }
 
 #[pymethods]
@@ -287,90 +292,101 @@ impl PyModel {
         let model = py
             .detach(|| Model::new(config, vocab, &merges, specials))
             .map_err(to_py_err)?;
-        Ok(PyModel { inner: model })
+        let ints = (0..model.tokens.len() as u32)
+            .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<_>>()?;
+        Ok(PyModel { inner: model, ints })
     }
 
-    #[pyo3(signature = (text, specials=None, dropout=None, seed=0))]
-    fn encode(
+    /// Ids of `text`: `specials` are encoded as themselves, and finding one of `forbidden`
+    /// is an error (tiktoken's allowed and disallowed special tokens).
+    #[pyo3(signature = (text, specials=None, forbidden=None, dropout=None, seed=0))]
+    fn encode<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: &str,
         specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
         dropout: Option<f64>,
         seed: u64,
-    ) -> PyResult<Vec<u32>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let matcher = specials.map(|s| &s.inner);
-        py.detach(|| match dropout {
-            None => self.inner.encode(text, matcher),
-            Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
-        })
-        .map_err(to_py_err)
+        let ids = py
+            .detach(|| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.inner.refuse_in(text)?;
+                }
+                match dropout {
+                    None => self.inner.encode(text, matcher),
+                    Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
+                }
+            })
+            .map_err(to_py_err)?;
+        self.id_list(py, &ids)
     }
 
-    #[pyo3(signature = (texts, specials=None, num_threads=None))]
-    fn encode_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<String>,
-        specials: Option<&Specials>,
-        num_threads: Option<usize>,
-    ) -> PyResult<Vec<Vec<u32>>> {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let matcher = specials.map(|s| &s.inner);
-        let run = || self.inner.encode_batch(&refs, matcher);
-        let result = match num_threads {
-            None => py.detach(run),
-            Some(n) => {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
-                py.detach(|| pool.install(run))
-            }
-        };
-        result.map_err(to_py_err)
-    }
-
-    /// Ids as little-endian u32 bytes, for a zero-parse `numpy.frombuffer`.
-    #[pyo3(signature = (text, specials=None))]
-    fn encode_to_bytes<'py>(
+    /// `encode` as a NumPy uint32 array that owns the ids (no copy).
+    #[pyo3(signature = (text, specials=None, forbidden=None))]
+    fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
         text: &str,
         specials: Option<&Specials>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+        forbidden: Option<&Specials>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let matcher = specials.map(|s| &s.inner);
         let ids = py
-            .detach(|| self.inner.encode(text, matcher))
+            .detach(|| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.inner.refuse_in(text)?;
+                }
+                self.inner.encode(text, matcher)
+            })
             .map_err(to_py_err)?;
-        Ok(PyBytes::new(py, &ids_to_le_bytes(&ids)))
+        Ok(ids.into_pyarray(py))
     }
 
-    /// A batch as one flat array of ids (u32 bytes) and the offsets of each text's ids
-    /// (u64 bytes, one more than the texts).
-    #[pyo3(signature = (texts, specials=None, num_threads=None))]
-    fn encode_batch_to_bytes<'py>(
+    #[pyo3(signature = (texts, specials=None, forbidden=None, num_threads=None))]
+    fn encode_batch<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<String>,
         specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
         num_threads: Option<usize>,
-    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let batch = self.encode_batch(py, texts, specials, num_threads)?;
-        let (flat, offsets) = py.detach(|| {
-            let total: usize = batch.iter().map(Vec::len).sum();
-            let mut flat = Vec::with_capacity(total * 4);
-            let mut offsets = Vec::with_capacity((batch.len() + 1) * 8);
-            let mut at = 0u64;
-            offsets.extend_from_slice(&at.to_le_bytes());
-            for ids in &batch {
-                flat.extend_from_slice(&ids_to_le_bytes(ids));
-                at += ids.len() as u64;
-                offsets.extend_from_slice(&at.to_le_bytes());
-            }
-            (flat, offsets)
-        });
-        Ok((PyBytes::new(py, &flat), PyBytes::new(py, &offsets)))
+    ) -> PyResult<Bound<'py, PyList>> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
+        let batch = on_threads(py, num_threads, || {
+            self.inner.encode_batch(&refs, matcher, forbidden)
+        })?;
+        PyList::new(
+            py,
+            batch
+                .iter()
+                .map(|ids| self.id_list(py, ids))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
+    }
+
+    /// A batch as one flat uint32 array of ids and a uint64 array of offsets (one more
+    /// than the texts): the ids of text i are `ids[offsets[i]:offsets[i + 1]]`.
+    #[pyo3(signature = (texts, specials=None, forbidden=None, num_threads=None))]
+    #[allow(clippy::type_complexity)]
+    fn encode_batch_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+        num_threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
+        let (flat, offsets) = on_threads(py, num_threads, || {
+            self.inner.encode_batch_flat(&refs, matcher, forbidden)
+        })?;
+        Ok((flat.into_pyarray(py), offsets.into_pyarray(py)))
     }
 
     /// Encodes pieces that were pre-tokenized by the caller (no normalization, no
@@ -401,6 +417,36 @@ impl PyModel {
     }
 }
 
+impl PyModel {
+    /// `ids` as a Python list of ints, sharing the ints made when the model was built.
+    fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let items = ids.iter().map(|&id| match self.ints.get(id as usize) {
+            Some(int) => Ok(int.bind(py).clone()),
+            None => Ok(id.into_pyobject(py)?.into_any()),
+        });
+        PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)
+    }
+}
+
+/// Runs `work` without the GIL, on the global rayon pool or on `num_threads` threads.
+fn on_threads<T: Send>(
+    py: Python<'_>,
+    num_threads: Option<usize>,
+    work: impl FnOnce() -> crate::error::Result<T> + Send + Sync,
+) -> PyResult<T> {
+    let result = match num_threads {
+        None => py.detach(work),
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
+            py.detach(|| pool.install(work))
+        }
+    };
+    result.map_err(to_py_err)
+}
+
 /// The pieces of `text` under `pattern`; `use_fast=False` forces fancy-regex even for the
 /// fixed patterns (for differential tests and benchmarks).
 #[pyfunction]
@@ -426,10 +472,6 @@ fn pretokenize_first_difference(
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     py.detach(|| check_fast_against_regex(pattern, &refs))
         .map_err(to_py_err)
-}
-
-fn ids_to_le_bytes(ids: &[u32]) -> Vec<u8> {
-    ids.iter().flat_map(|id| id.to_le_bytes()).collect()
 }
 
 #[pymodule]

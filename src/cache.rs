@@ -1,0 +1,321 @@
+//! Stage 4b's memory: the ids of pieces already encoded, kept per thread across calls.
+//!
+//! Text is Zipfian: a few thousand distinct pieces make up most of any corpus, so after
+//! the first occurrences almost every piece is found here and costs one hash probe instead
+//! of a vocabulary lookup and a merge loop. The cache outlives a call, so encoding a text
+//! line by line, or the same kind of text again, finds its pieces already merged.
+//!
+//! Layout: one open-addressing table of 16-byte slots (linear probing), and two arenas.
+//! A piece of at most 7 bytes is its own key (the bytes and the length packed in a u64),
+//! so finding it compares one integer; a longer piece is keyed by its hash and its bytes
+//! are compared in the byte arena. A piece of one token keeps the id in its slot; longer
+//! results live in the id arena. Nothing is allocated per piece.
+//!
+//! Each thread owns one cache, lent to an encoding call for its whole duration (a
+//! thread-local access per call, not per piece), and tied to one model: a call with
+//! another model empties it. It holds at most `MAX_PIECES` pieces; when full it starts
+//! over, so memory stays bounded and the cache follows the text being encoded.
+
+use std::cell::Cell;
+use std::hash::Hasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustc_hash::FxHasher;
+
+/// Pieces kept before the cache starts over (the table is then 8 MiB).
+const MAX_PIECES: usize = 1 << 18;
+/// Slots when the cache is first used; doubled while more than half full.
+const INITIAL_SLOTS: usize = 1 << 12;
+
+/// A long piece's key has this length byte (short pieces have 1..=7 there).
+const LONG: u64 = 0xFF << 56;
+/// `Slot::ids` with this bit set: the ids are in the arena, at the low bits.
+const IN_ARENA: u32 = 1 << 31;
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// 0: empty. Short pieces: bytes and length; long pieces: hash with the `LONG` mark.
+    key: u64,
+    /// One id, or `IN_ARENA | at`: `ids[at]` is the count, the ids follow.
+    ids: u32,
+    /// Long pieces: where the bytes are in `bytes` (length first, as a u32 LE).
+    text: u32,
+}
+
+pub struct PieceCache {
+    owner: u64,
+    slots: Vec<Slot>,
+    len: usize,
+    ids: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh identity for a model's cache entries.
+pub fn new_owner() -> u64 {
+    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+}
+
+thread_local! {
+    static CACHE: Cell<Option<PieceCache>> = const { Cell::new(None) };
+}
+
+/// The bytes (at most 7) in the low bytes of a u64, the length in the top byte; `None`
+/// for longer pieces. Built from two overlapping loads instead of a copy into a buffer
+/// (the memcpy call and the store-to-load stall after it were a quarter of the time).
+#[inline]
+pub fn short_key(bytes: &[u8]) -> Option<u64> {
+    let n = bytes.len();
+    let packed = match n {
+        0 => 0,
+        1..=3 => {
+            bytes[0] as u64
+                | (bytes[n / 2] as u64) << (8 * (n / 2))
+                | (bytes[n - 1] as u64) << (8 * (n - 1))
+        }
+        4..=7 => {
+            let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
+            let hi = u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
+            lo | (hi as u64) << (8 * (n - 4))
+        }
+        _ => return None,
+    };
+    Some(packed | (n as u64) << 56)
+}
+
+/// The cache key of a piece: its short key, or its hash marked as long.
+#[inline]
+pub fn key_of(piece: &[u8]) -> u64 {
+    short_key(piece).unwrap_or_else(|| {
+        let mut h = FxHasher::default();
+        h.write(piece);
+        // The mark keeps long keys apart from short ones (and from the empty key 0).
+        (h.finish() & !(0xFF << 56)) | LONG
+    })
+}
+
+impl PieceCache {
+    /// This thread's cache for the model `owner`. A nested call on the same thread gets
+    /// an empty cache that is dropped afterwards.
+    pub fn take(owner: u64) -> PieceCache {
+        let mut cache = CACHE.with(|c| c.take()).unwrap_or_else(|| PieceCache {
+            owner,
+            slots: Vec::new(),
+            len: 0,
+            ids: Vec::new(),
+            bytes: Vec::new(),
+        });
+        if cache.owner != owner {
+            cache.owner = owner;
+            cache.clear();
+        }
+        cache
+    }
+
+    /// Returns the cache to this thread for the next call.
+    pub fn give_back(self) {
+        CACHE.with(|c| c.set(Some(self)));
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.len = 0;
+        self.ids.clear();
+        self.bytes.clear();
+    }
+
+    #[inline]
+    fn slot_of(key: u64, mask: usize) -> usize {
+        // Fibonacci hashing: the top bits of key × 2^64/φ.
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
+    }
+
+    /// Asks the CPU to fetch the slot where `key` would start, so that the lookup a few
+    /// pieces later finds it in cache. Once the table outgrows the L2 cache, waiting for
+    /// that slot was most of the time of a lookup.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.slots.is_empty() {
+            let at = Self::slot_of(key, self.slots.len() - 1);
+            let ptr = self.slots[at..].as_ptr() as *const i8;
+            // SAFETY: a prefetch never faults and `ptr` points into the table anyway.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Appends the cached ids of `piece` to `out`; false if it is not cached.
+    #[inline]
+    pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
+        self.extend_with_key(key_of(piece), piece, out)
+    }
+
+    /// `extend_with` when the key is known (`key_of(piece)`).
+    #[inline]
+    pub fn extend_with_key(&self, key: u64, piece: &[u8], out: &mut Vec<u32>) -> bool {
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::slot_of(key, mask);
+        loop {
+            let slot = self.slots[at];
+            if slot.key == 0 {
+                return false;
+            }
+            if slot.key == key && (key & LONG != LONG || self.same_text(slot.text, piece)) {
+                if slot.ids & IN_ARENA == 0 {
+                    out.push(slot.ids);
+                } else {
+                    let start = (slot.ids & !IN_ARENA) as usize;
+                    let count = self.ids[start] as usize;
+                    out.extend_from_slice(&self.ids[start + 1..start + 1 + count]);
+                }
+                return true;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    fn same_text(&self, text: u32, piece: &[u8]) -> bool {
+        let at = text as usize;
+        let Some(len) = self.bytes.get(at..at + 4) else {
+            return false;
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        self.bytes.get(at + 4..at + 4 + len) == Some(piece)
+    }
+
+    /// Remembers that `piece` encodes to `ids` (a piece not yet cached).
+    pub fn insert(&mut self, piece: &[u8], ids: &[u32]) {
+        if self.len >= MAX_PIECES
+            || self.ids.len() + ids.len() + 1 >= IN_ARENA as usize
+            || self.bytes.len() + piece.len() + 4 > u32::MAX as usize
+        {
+            self.clear();
+        }
+        if self.slots.is_empty() {
+            self.slots = vec![Slot::default(); INITIAL_SLOTS];
+        } else if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let key = key_of(piece);
+        let text = if key & LONG == LONG {
+            let at = self.bytes.len() as u32;
+            self.bytes
+                .extend_from_slice(&(piece.len() as u32).to_le_bytes());
+            self.bytes.extend_from_slice(piece);
+            at
+        } else {
+            0
+        };
+        let ids = match ids {
+            [id] if id & IN_ARENA == 0 => *id,
+            _ => {
+                let at = self.ids.len() as u32;
+                self.ids.push(ids.len() as u32);
+                self.ids.extend_from_slice(ids);
+                at | IN_ARENA
+            }
+        };
+        self.place(Slot { key, ids, text });
+        self.len += 1;
+    }
+
+    fn place(&mut self, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut at = Self::slot_of(slot.key, mask);
+        while self.slots[at].key != 0 {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = slot;
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![Slot::default(); 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        for slot in old.into_iter().filter(|s| s.key != 0) {
+            self.place(slot);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_are_distinct_and_match_a_plain_packing() {
+        let samples: [&[u8]; 10] = [
+            b"a", b"ab", b"abc", b"abcd", b" the", b"abcde", b"abcdef", b"abcdefg", b"\0", b"\0\0",
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for s in samples {
+            let mut plain = [0u8; 8];
+            plain[..s.len()].copy_from_slice(s);
+            plain[7] = s.len() as u8;
+            assert_eq!(short_key(s), Some(u64::from_le_bytes(plain)));
+            assert!(seen.insert(short_key(s)));
+        }
+        assert_eq!(short_key(b"abcdefgh"), None);
+    }
+
+    #[test]
+    fn finds_what_was_inserted_through_growth() {
+        let mut cache = PieceCache::take(new_owner());
+        let pieces: Vec<String> = (0..20_000)
+            .map(|i| format!("p{i}{}", "x".repeat(i % 13)))
+            .collect();
+        for (i, p) in pieces.iter().enumerate() {
+            let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
+            let mut out = Vec::new();
+            assert!(!cache.extend_with(p.as_bytes(), &mut out));
+            cache.insert(p.as_bytes(), &ids);
+        }
+        for (i, p) in pieces.iter().enumerate() {
+            let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
+            let mut out = vec![7];
+            assert!(cache.extend_with(p.as_bytes(), &mut out), "{p}");
+            assert_eq!(out[1..], ids[..], "{p}");
+        }
+        let mut out = Vec::new();
+        assert!(!cache.extend_with(b"absent piece", &mut out));
+        assert!(!cache.extend_with(b"q", &mut out));
+        cache.give_back();
+    }
+
+    #[test]
+    fn starts_over_when_full() {
+        let mut cache = PieceCache::take(new_owner());
+        let piece = |i: usize| format!("piece number {i}");
+        for i in 0..MAX_PIECES {
+            cache.insert(piece(i).as_bytes(), &[i as u32]);
+        }
+        assert_eq!(cache.len, MAX_PIECES);
+        let mut out = Vec::new();
+        assert!(cache.extend_with(piece(0).as_bytes(), &mut out));
+        cache.insert(b"one more", &[7, 8, 9]);
+        assert_eq!(cache.len, 1);
+        assert!(!cache.extend_with(piece(0).as_bytes(), &mut out));
+        assert!(cache.extend_with(b"one more", &mut out));
+        assert_eq!(out, [0, 7, 8, 9]);
+        cache.give_back();
+    }
+
+    #[test]
+    fn another_owner_starts_empty() {
+        let owner = new_owner();
+        let mut cache = PieceCache::take(owner);
+        cache.insert(b"hello", &[1, 2]);
+        cache.give_back();
+        let cache = PieceCache::take(owner);
+        assert!(cache.extend_with(b"hello", &mut Vec::new()));
+        cache.give_back();
+        let cache = PieceCache::take(new_owner());
+        assert!(!cache.extend_with(b"hello", &mut Vec::new()));
+        cache.give_back();
+    }
+}
