@@ -347,6 +347,29 @@ def test_split_by_lower_ranks_is_tiktokens_algorithm(words: list[str]) -> None:
         assert ours == [tokens[r] for r in theirs]
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text("abc", min_size=2, max_size=6), min_size=1, max_size=25, unique=True),
+    st.randoms(use_true_random=False),
+)
+def test_recover_merges_core_equals_python_reference(words: list[str], rng) -> None:
+    """The core's merge recovery against the readable Python one, on random vocabularies
+    with gaps in the ranks."""
+    ranks = {b"a": 0, b"b": 1, b"c": 2}
+    for word in words:
+        ranks[word.encode()] = len(ranks) + rng.randrange(3)
+    assert tiktoken_format.recover_merges(ranks) == (
+        tiktoken_format.recover_merges_in_python(ranks)
+    )
+
+
+@pytest.mark.peer
+def test_recover_merges_core_equals_python_reference_on_cl100k(tiktoken_ranks) -> None:
+    assert tiktoken_format.recover_merges(tiktoken_ranks) == (
+        tiktoken_format.recover_merges_in_python(tiktoken_ranks)
+    )
+
+
 @pytest.mark.peer
 def test_write_tiktoken_is_byte_identical(
     cl100k_spec: ModelSpec, cl100k_path: Path, tmp_path: Path

@@ -447,6 +447,14 @@ fn on_threads<T: Send>(
     result.map_err(to_py_err)
 }
 
+/// Where the merge that builds each token of a ranked byte vocabulary, (token, rank)
+/// pairs, cuts it (the left part's length; 0 for no merge).
+#[pyfunction]
+fn recover_merge_cuts(py: Python<'_>, tokens: Vec<(Vec<u8>, u32)>) -> Vec<usize> {
+    let refs: Vec<(&[u8], u32)> = tokens.iter().map(|(t, r)| (t.as_slice(), *r)).collect();
+    py.detach(|| crate::model::recover_merge_cuts(&refs))
+}
+
 /// The pieces of `text` under `pattern`; `use_fast=False` forces fancy-regex even for the
 /// fixed patterns (for differential tests and benchmarks).
 #[pyfunction]
@@ -483,6 +491,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(recover_merge_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_first_difference, m)?)?;
     let fast_patterns = pyo3::types::PyDict::new(m.py());
     for fast in FastPattern::ALL {

@@ -146,16 +146,22 @@ def split_by_lower_ranks(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
 
 
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """The merge that builds each multi-byte token, in rank order.
+    """The merge that builds each multi-byte token, in rank order: the two parts
+    `split_by_lower_ranks` leaves. A token whose bytes do not end in exactly two parts
+    (tiktoken can only reach it as a whole pre-token) gets no merge; every cl100k token has
+    one.
 
-    A token whose bytes do not end in exactly two parts (tiktoken can only reach it as a whole
-    pre-token) gets no merge; every cl100k token has one.
+    Runs in the core (the same algorithm): in Python this was most of the loading time of
+    cl100k, about 2.5 s of the shared machine's CPU."""
+    from subword import _core
 
-    Performance note: this is most of read_tiktoken's time, 0.8-1.0 s of CPU for cl100k's
-    100,000 merges on the 2-core dev machine (the replay costs ~440k merge steps). Checking
-    only the boundary between candidate halves (walking the halves' merge trees) was tried and
-    measured 1.2-1.4 s, since the trees' edges are long; a Rust port would remove the cost.
-    """
+    ordered = sorted(ranks.items(), key=itemgetter(1))
+    cuts = _core.recover_merge_cuts(ordered)
+    return [(token[:cut], token[cut:]) for (token, _), cut in zip(ordered, cuts) if cut]
+
+
+def recover_merges_in_python(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """`recover_merges`, readable: the reference the core's version is tested against."""
     merges = []
     for token, _rank in sorted(ranks.items(), key=itemgetter(1)):
         if len(token) > 1:
