@@ -24,6 +24,9 @@ use rustc_hash::FxHasher;
 
 /// Pieces kept before the cache starts over (the table is then 8 MiB).
 const MAX_PIECES: usize = 1 << 18;
+/// Longer pieces are not kept: they are rare in text, would fill the arenas, and their
+/// merging costs more than a lookup saves.
+pub const MAX_PIECE_BYTES: usize = 128;
 /// Slots when the cache is first used; doubled while more than half full.
 const INITIAL_SLOTS: usize = 1 << 12;
 
@@ -189,8 +192,12 @@ impl PieceCache {
         self.bytes.get(at + 4..at + 4 + len) == Some(piece)
     }
 
-    /// Remembers that `piece` encodes to `ids` (a piece not yet cached).
+    /// Remembers that `piece` encodes to `ids` (a piece not yet cached), unless it is
+    /// longer than `MAX_PIECE_BYTES`.
     pub fn insert(&mut self, piece: &[u8], ids: &[u32]) {
+        if piece.len() > MAX_PIECE_BYTES {
+            return;
+        }
         if self.len >= MAX_PIECES
             || self.ids.len() + ids.len() + 1 >= IN_ARENA as usize
             || self.bytes.len() + piece.len() + 4 > u32::MAX as usize
@@ -282,6 +289,9 @@ mod tests {
             assert_eq!(out[1..], ids[..], "{p}");
         }
         let mut out = Vec::new();
+        let long = vec![b'y'; MAX_PIECE_BYTES + 1];
+        cache.insert(&long, &[1]);
+        assert!(!cache.extend_with(&long, &mut out));
         assert!(!cache.extend_with(b"absent piece", &mut out));
         assert!(!cache.extend_with(b"q", &mut out));
         cache.give_back();

@@ -85,6 +85,9 @@ pub struct Model {
     pub(crate) continuation: Vec<bool>,
     /// Identifies this model's entries in the per-thread piece caches (`cache.rs`).
     pub(crate) cache_owner: u64,
+    /// Byte-level models: the byte pairs some token contains, where long pieces cannot be
+    /// cut (`encode.rs`).
+    pub(crate) joined_bytes: Option<BytePairs>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -139,6 +142,7 @@ impl Model {
             greedy_max_chars: 0,
             continuation: Vec::new(),
             cache_owner: new_owner(),
+            joined_bytes: None,
         };
         if model.config.specials_in_pattern {
             model.special_pieces = model.specials.iter().cloned().collect();
@@ -147,6 +151,7 @@ impl Model {
         model.build_merges(merges)?;
         model.build_initial_ids()?;
         model.build_token_bytes()?;
+        model.build_joined_bytes();
         Ok(model)
     }
 
@@ -318,6 +323,24 @@ impl Model {
         Ok(())
     }
 
+    fn build_joined_bytes(&mut self) {
+        if self.config.rules.unit != Unit::Bytes {
+            return;
+        }
+        let mut pairs = BytePairs::default();
+        for (token, &id) in &self.vocab {
+            let bytes = match byte_level_bytes(token) {
+                Some(bytes) => bytes,
+                None => self.token_bytes[id as usize].clone(),
+            };
+            for pair in bytes.windows(2) {
+                pairs.insert(pair[0], pair[1]);
+            }
+        }
+        // The end-of-word symbol decodes as a space; a token "ab</w>" joins b to what follows.
+        self.joined_bytes = Some(pairs);
+    }
+
     pub fn vocab_size(&self) -> usize {
         self.vocab.len()
             + self
@@ -325,6 +348,29 @@ impl Model {
                 .iter()
                 .filter(|(t, _)| !self.vocab.contains_key(t))
                 .count()
+    }
+}
+
+/// A set of byte pairs (a 64 Kbit table).
+#[derive(Debug, Clone)]
+pub struct BytePairs(Box<[u64; 1024]>);
+
+impl Default for BytePairs {
+    fn default() -> Self {
+        BytePairs(Box::new([0; 1024]))
+    }
+}
+
+impl BytePairs {
+    pub fn insert(&mut self, a: u8, b: u8) {
+        let bit = (a as usize) << 8 | b as usize;
+        self.0[bit / 64] |= 1 << (bit % 64);
+    }
+
+    #[inline]
+    pub fn contains(&self, a: u8, b: u8) -> bool {
+        let bit = (a as usize) << 8 | b as usize;
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
     }
 }
 

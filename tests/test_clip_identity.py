@@ -121,3 +121,16 @@ def test_decode(ours, clip_tokenizer):
     for text in TRICKY[:3] + ["hello world, again"]:
         ids = clip_tokenizer.encode(text)
         assert ours.decode(ids) == clip_tokenizer.decode(ids)
+
+
+def test_long_words_are_cut_where_no_token_joins(ours, clip_tokenizer):
+    """Words longer than the linear merge's limit are cut between bytes no token joins;
+    CLIP's end-of-word stays on the last part, and the ids stay CLIP's."""
+    import random
+
+    rng = random.Random(3)
+    for n in (49, 60, 300, 3000):
+        for alphabet in ("abcdefghijklmnopqrstuvwxyz", "qxzjkv", "éßøü한"):
+            word = "".join(rng.choice(alphabet) for _ in range(n))
+            text = f"{word} and {word[: n // 2]}"
+            assert ours.encode(text) == clip_tokenizer.encode(text), (n, alphabet)

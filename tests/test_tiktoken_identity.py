@@ -102,6 +102,27 @@ def test_piece_cache_serves_calls_and_models_in_turn(ours, cl100k_encoding):
         assert ours.encode_to_numpy(line).tolist() == cl100k_encoding.encode_ordinary(line)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("abcxyzQWZéñ한국ö'0"), min_size=49, max_size=3000),
+)
+def test_long_pieces_cut_where_no_token_joins_match_tiktoken(ours, cl100k_encoding, text):
+    """Pieces longer than the linear merge's limit are cut between bytes that no token
+    contains side by side; the ids stay tiktoken's."""
+    assert ours.encode_ordinary(text) == cl100k_encoding.encode_ordinary(text)
+
+
+def test_long_pieces_of_random_letters_match_tiktoken(ours, cl100k_encoding):
+    import random
+
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    for n in (60, 1_000, 50_000):
+        text = "".join(rng.choice(letters) for _ in range(n))
+        assert ours.encode_ordinary(text) == cl100k_encoding.encode_ordinary(text), n
+    assert ours.encode_ordinary("a" * 20_000) == cl100k_encoding.encode_ordinary("a" * 20_000)
+
+
 def test_decode_splitting_utf8_follows_errors(ours, cl100k_encoding):
     ids = cl100k_encoding.encode_ordinary("한국어 텍스트 😀")
     split = 0
