@@ -22,8 +22,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHasher;
 
-/// Pieces kept before the cache starts over (the table is then 8 MiB).
+/// Pieces kept before the cache starts over (the table is then 8 MiB), and the most ids
+/// and long-piece bytes its arenas hold (16 MiB each): at most 40 MiB a thread.
 const MAX_PIECES: usize = 1 << 18;
+const MAX_ARENA_IDS: usize = 1 << 22;
+const MAX_ARENA_BYTES: usize = 1 << 24;
 /// Longer pieces are not kept: they are rare in text, would fill the arenas, and their
 /// merging costs more than a lookup saves.
 pub const MAX_PIECE_BYTES: usize = 128;
@@ -199,8 +202,8 @@ impl PieceCache {
             return;
         }
         if self.len >= MAX_PIECES
-            || self.ids.len() + ids.len() + 1 >= IN_ARENA as usize
-            || self.bytes.len() + piece.len() + 4 > u32::MAX as usize
+            || self.ids.len() + ids.len() + 1 > MAX_ARENA_IDS
+            || self.bytes.len() + piece.len() + 4 > MAX_ARENA_BYTES
         {
             self.clear();
         }
