@@ -1,10 +1,6 @@
-//! Stage 4b — apply merges, and the whole encode path: normalize → special tokens →
-//! pre-tokenize → initial symbol ids → merges → ids.
-//!
-//! Applying merges follows the standard rule: repeatedly merge the lowest-rank adjacent
-//! pair, the leftmost one on equal ranks, until no pair has a rank. Short words use a
-//! linear scan per merge (fewer, cheaper operations than a heap for a handful of symbols);
-//! long ones a heap over a linked list, so a 10-million-character piece is O(n log n).
+//! Stage 5 — the whole encode path: normalize → special tokens → pre-tokenize → initial
+//! symbol ids → merges (`merge.rs`) → ids, with a per-thread cache of encoded pieces
+//! (`cache.rs`).
 //!
 //! Performance notes (cl100k through Python, one thread, MB/s of the shared 2-core
 //! machine while other jobs ran, so ±25%):
@@ -22,166 +18,15 @@
 //!   without a copy; lists reuse one Python int per id made when the model is built.
 //!   Together with the cache, per-line `encode_to_numpy` on en-kjv went 20 → 80–115.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use aho_corasick::{AhoCorasick, MatchKind};
-use rustc_hash::FxHashMap;
-
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use crate::cache::{self, PieceCache};
 use crate::error::{Error, Result};
-use crate::model::{Algorithm, BytePairs, Model, Pair, Unknown};
+use crate::merge::{apply_merges_from, merge_heap_dropout, LINEAR_MAX};
+use crate::model::{Algorithm, BytePairs, Model, Unknown};
 use crate::symbols::{EndOfWord, Unit};
-
-/// Above this many symbols a word is merged with the heap; below, by linear scans.
-const LINEAR_MAX: usize = 48;
-
-type MergeTable = FxHashMap<Pair, (u32, u32)>;
-
-/// Applies `table` to `ids` in place.
-pub fn apply_merges(table: &MergeTable, ids: &mut Vec<u32>) {
-    apply_merges_from(table, ids, 0)
-}
-
-/// Applies `table` to the word that occupies `ids[start..]`, in place.
-pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
-    let n = ids.len() - start;
-    if n < 2 {
-        return;
-    }
-    if n <= LINEAR_MAX {
-        merge_linear_from(table, ids, start);
-    } else {
-        let mut word = ids.split_off(start);
-        merge_heap(table, &mut word);
-        ids.extend_from_slice(&word);
-    }
-}
-
-/// Short words: the rank of each adjacent pair is looked up once and kept in an array on
-/// the stack; a merge then costs a scan of that array (integer compares) and two lookups
-/// for the new neighbours, instead of a lookup per pair per merge. (On multi-fortunes this
-/// took the merge step from 31% to about 12% of encoding time.)
-fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
-    debug_assert!(ids.len() - start <= LINEAR_MAX);
-    const NONE: (u32, u32) = (u32::MAX, 0);
-    let lookup = |a: u32, b: u32| table.get(&(a, b)).copied().unwrap_or(NONE);
-    let word = &mut ids[start..];
-    let mut len = word.len();
-    // pairs[i] = (rank, merged id) of (word[i], word[i + 1]).
-    let mut pairs = [NONE; LINEAR_MAX];
-    for i in 0..len - 1 {
-        pairs[i] = lookup(word[i], word[i + 1]);
-    }
-    while len > 1 {
-        let mut best = 0;
-        for i in 1..len - 1 {
-            if pairs[i].0 < pairs[best].0 {
-                best = i;
-            }
-        }
-        let (rank, merged) = pairs[best];
-        if rank == u32::MAX {
-            break;
-        }
-        word[best] = merged;
-        word.copy_within(best + 2..len, best + 1);
-        pairs.copy_within(best + 1..len - 1, best);
-        len -= 1;
-        if best + 1 < len {
-            pairs[best] = lookup(word[best], word[best + 1]);
-        } else if best < pairs.len() {
-            pairs[best] = NONE;
-        }
-        if best > 0 {
-            pairs[best - 1] = lookup(word[best - 1], word[best]);
-        }
-    }
-    ids.truncate(start + len);
-}
-
-pub(crate) fn merge_heap(table: &MergeTable, ids: &mut Vec<u32>) {
-    merge_heap_skipping(table, ids, || false)
-}
-
-/// The heap algorithm with dropout: a popped merge is skipped with probability `p`; the
-/// skipped ones go back on the heap after the next merge that happens.
-pub(crate) fn merge_heap_dropout(
-    table: &MergeTable,
-    ids: &mut Vec<u32>,
-    p: f64,
-    rng: &mut SmallRng,
-) {
-    merge_heap_skipping(table, ids, || rng.random::<f64>() < p)
-}
-
-/// Merges over a linked list with a heap of (rank, position): the lowest rank first, the
-/// leftmost on ties; an entry whose pair changed since it was pushed is dropped when popped.
-/// `skip()` is asked before each merge; a skipped entry returns to the heap after the next
-/// merge (BPE-dropout), and merging stops when every candidate was skipped.
-fn merge_heap_skipping(table: &MergeTable, ids: &mut Vec<u32>, mut skip: impl FnMut() -> bool) {
-    const END: usize = usize::MAX;
-    let n = ids.len();
-    if n < 2 {
-        return;
-    }
-    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { END } else { i }).collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| if i == 0 { END } else { i - 1 }).collect();
-    let mut alive = vec![true; n];
-    let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::with_capacity(n);
-    let mut skipped: Vec<Reverse<(u32, usize)>> = Vec::new();
-    for i in 0..n - 1 {
-        if let Some(&(rank, _)) = table.get(&(ids[i], ids[i + 1])) {
-            heap.push(Reverse((rank, i)));
-        }
-    }
-    while let Some(entry) = heap.pop() {
-        let Reverse((rank, i)) = entry;
-        let j = next[i];
-        if !alive[i] || j == END {
-            continue;
-        }
-        // The entry is stale unless the pair now at i still has this rank.
-        let Some(&(r, merged)) = table.get(&(ids[i], ids[j])) else {
-            continue;
-        };
-        if r != rank {
-            continue;
-        }
-        if skip() {
-            skipped.push(entry);
-            continue;
-        }
-        ids[i] = merged;
-        alive[j] = false;
-        next[i] = next[j];
-        if next[j] != END {
-            prev[next[j]] = i;
-        }
-        heap.extend(skipped.drain(..));
-        if prev[i] != END {
-            if let Some(&(r, _)) = table.get(&(ids[prev[i]], ids[i])) {
-                heap.push(Reverse((r, prev[i])));
-            }
-        }
-        if next[i] != END {
-            if let Some(&(r, _)) = table.get(&(ids[i], ids[next[i]])) {
-                heap.push(Reverse((r, i)));
-            }
-        }
-    }
-    let mut k = 0;
-    for i in 0..n {
-        if alive[i] {
-            ids[k] = ids[i];
-            k += 1;
-        }
-    }
-    ids.truncate(k);
-}
 
 /// A set of special tokens: those recognised in a text (allowed), or those whose presence
 /// is an error (disallowed, as tiktoken's `encode` has it).
@@ -589,46 +434,5 @@ impl UnknownChar {
              vocabulary; encode with unknown=\"unk\" to map it to the unknown token",
             self.c, self.c as u32
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn table(entries: &[(Pair, (u32, u32))]) -> MergeTable {
-        entries.iter().copied().collect()
-    }
-
-    #[test]
-    fn linear_and_heap_agree_on_runs() {
-        // a=0; (a,a)→1 rank 0; (1,1)→2 rank 1; (1,0)→3 rank 2
-        let t = table(&[((0, 0), (0, 1)), ((1, 1), (1, 2)), ((1, 0), (2, 3))]);
-        for n in 1..=LINEAR_MAX {
-            let mut a = vec![0u32; n];
-            let mut b = a.clone();
-            merge_linear_from(&t, &mut a, 0);
-            merge_heap(&t, &mut b);
-            assert_eq!(a, b, "n = {n}");
-        }
-        // Mixed symbols, with a prefix that must stay untouched.
-        let mixed = table(&[
-            ((0, 1), (0, 5)),
-            ((5, 1), (1, 6)),
-            ((1, 0), (2, 7)),
-            ((6, 7), (3, 8)),
-        ]);
-        for n in 2..=LINEAR_MAX {
-            let word: Vec<u32> = (0..n as u32).map(|i| (i * 7 + i / 3) % 2).collect();
-            let mut a = [vec![9, 9], word.clone()].concat();
-            let mut b = word;
-            merge_linear_from(&mixed, &mut a, 2);
-            merge_heap(&mixed, &mut b);
-            assert_eq!(a[2..], b[..], "n = {n}");
-            assert_eq!(a[..2], [9, 9]);
-        }
-        let mut three = vec![0, 0, 0];
-        merge_heap(&t, &mut three);
-        assert_eq!(three, [3]);
     }
 }

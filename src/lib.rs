@@ -2,7 +2,8 @@
 //!
 //! The modules follow the data path, in order:
 //! normalize → pretokenize → symbols (initial symbols) → count (word table)
-//! → train (learn merges) | model + encode (apply merges → ids, with `cache`) → decode.
+//! → train (learn merges) | model + merge (apply merges) + encode (→ ids, with `cache`)
+//! → decode.
 //! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does.
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
@@ -13,6 +14,7 @@ pub mod count;
 pub mod decode;
 pub mod encode;
 pub mod error;
+pub mod merge;
 pub mod model;
 pub mod normalize;
 pub mod pretokenize;

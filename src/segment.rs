@@ -11,7 +11,7 @@
 //! - merges: subword-nmt merges *every* occurrence of the lowest-rank pair at each step.
 //!   When no merge's result is a part of a lower-rank merge (true of codes learned by BPE
 //!   unless a symbol's string is made twice) that equals merging one lowest-rank pair at a
-//!   time, so `encode::apply_merges` does the work (O(n log n) on long words); otherwise,
+//!   time, so `merge::apply_merges` does the work (O(n log n) on long words); otherwise,
 //!   and with BPE-dropout, the all-occurrences loop below runs;
 //! - with a vocabulary, segments that are not in it (or below its threshold) are split
 //!   back along the merges that made them (`check_vocab_and_split`);
@@ -33,8 +33,8 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::count::WordTable;
-use crate::encode::apply_merges;
 use crate::error::{Error, Result};
+use crate::merge::apply_merges;
 use crate::model::{Algorithm, MergeRule, Model, ModelConfig, Pair, Unknown};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
@@ -176,7 +176,7 @@ impl Segmenter {
         })
     }
 
-    /// Whether `encode::apply_merges` gives subword-nmt's segmentation for these codes.
+    /// Whether `merge::apply_merges` gives subword-nmt's segmentation for these codes.
     pub fn merges_one_at_a_time(&self) -> bool {
         self.one_at_a_time
     }
