@@ -98,6 +98,8 @@ class Tokenizer:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
         self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
+        # No cleaner and no Python pre-tokenizer: a call goes straight to the core.
+        self._plain = self._clean is None and self._python_pre_tokenizer is None
 
     # --- what the model is -------------------------------------------------------------
     @property
@@ -202,6 +204,11 @@ class Tokenizer:
         dropout: BPE-dropout — each merge is skipped with this probability when its turn
         comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
         symbols."""
+        if self._plain and dropout is None:
+            # The common call, kept short: it runs once per text.
+            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
+                return self._core.encode(text, None, self._default_plan[1])
+            return self._core.encode(text, *self._special_plan(allowed_special, disallowed_special))
         if self._clean is not None:
             text = self._clean(text)
         matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
@@ -221,6 +228,8 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
+        if self._plain:
+            return self._core.encode(text)
         if self._clean is not None:
             text = self._clean(text)
         if self._python_pre_tokenizer is not None:
@@ -277,6 +286,11 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ):
         """`encode` as a NumPy `uint32` array (no Python list is built)."""
+        if self._plain:
+            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
+                return self._core.encode_to_numpy(text, None, self._default_plan[1])
+            plan = self._special_plan(allowed_special, disallowed_special)
+            return self._core.encode_to_numpy(text, *plan)
         if self._python_pre_tokenizer is not None:
             import numpy as np
 
