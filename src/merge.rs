@@ -152,14 +152,7 @@ fn merge_heap_skipping(table: &MergeTable, ids: &mut Vec<u32>, mut skip: impl Fn
             }
         }
     }
-    let mut k = 0;
-    for i in 0..n {
-        if alive[i] {
-            ids[k] = ids[i];
-            k += 1;
-        }
-    }
-    ids.truncate(k);
+    keep_alive(ids, &alive);
 }
 
 /// Long words: the heap algorithm's order (lowest rank, then leftmost), with the queue kept
@@ -219,14 +212,16 @@ pub(crate) fn merge_by_rank(table: &MergeTable, ids: &mut Vec<u32>) {
             }
         }
     }
-    let mut k = 0;
-    for i in 0..n {
-        if alive[i] {
-            ids[k] = ids[i];
-            k += 1;
-        }
-    }
-    ids.truncate(k);
+    keep_alive(ids, &alive);
+}
+
+/// Drops the symbols merged into their left neighbour.
+fn keep_alive(ids: &mut Vec<u32>, alive: &[bool]) {
+    let mut at = 0;
+    ids.retain(|_| {
+        at += 1;
+        alive[at - 1]
+    });
 }
 
 /// Positions waiting to merge, by rank: `pop` gives the lowest rank's leftmost position.
