@@ -3,7 +3,8 @@
 //! The modules follow the data path, in order:
 //! normalize → pretokenize → symbols (initial symbols) → count (word table)
 //! → train (learn merges) | model + encode (apply merges → ids) → decode.
-//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does.
+//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does; `stream`
+//! gives the subword-nmt commands their input as whole lines of text.
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
@@ -16,6 +17,7 @@ pub mod model;
 pub mod normalize;
 pub mod pretokenize;
 pub mod segment;
+pub mod stream;
 pub mod symbols;
 pub mod train;
 

@@ -609,6 +609,52 @@ pub fn count_words(text: &str, table: &mut WordTable) {
     }
 }
 
+/// How much text one parallel counting task takes: large enough that adding up the
+/// tables costs little next to counting.
+const COUNT_PART_BYTES: usize = 1 << 20;
+
+/// `count_words` on the rayon pool: the text is cut after line breaks into parts, each
+/// counted into a table of its own, and the tables are added up in input order, so the
+/// order of first appearance is the same as counting in one go.
+pub fn count_words_parallel(text: &str, table: &mut WordTable) {
+    use rayon::prelude::*;
+    let parts = parts_at_line_ends(text, COUNT_PART_BYTES);
+    if parts.len() == 1 {
+        return count_words(text, table);
+    }
+    let tables: Vec<WordTable> = parts
+        .par_iter()
+        .map(|part| {
+            let mut t = WordTable::default();
+            count_words(part, &mut t);
+            t
+        })
+        .collect();
+    for t in tables {
+        table.absorb(t);
+    }
+}
+
+/// `text` cut into parts of about `size` bytes, each (but the last) ending with `\n`.
+fn parts_at_line_ends(text: &str, size: usize) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while rest.len() > size {
+        match memchr::memchr(b'\n', &rest.as_bytes()[size..]) {
+            Some(i) => {
+                let (part, tail) = rest.split_at(size + i + 1);
+                parts.push(part);
+                rest = tail;
+            }
+            None => break,
+        }
+    }
+    if !rest.is_empty() || parts.is_empty() {
+        parts.push(rest);
+    }
+    parts
+}
+
 /// subword-nmt's `process_line` around a word segmenter: the line's leading and trailing
 /// `\r`, `\n` and spaces are kept as they are (trailing ones unless the line is nothing
 /// else); in between, the words (runs between spaces) are segmented and joined by single
@@ -880,6 +926,30 @@ mod tests {
                 ("\x0c", 1)
             ]
         );
+    }
+
+    #[test]
+    fn counting_in_parts_gives_the_same_table() {
+        let text = "b a\nc  a\r\nd\x0be a\n\nb f\n".repeat(40);
+        let mut whole = WordTable::default();
+        count_words(&text, &mut whole);
+        for size in [1, 5, 17, 100, 10_000] {
+            let parts = parts_at_line_ends(&text, size);
+            assert_eq!(parts.concat(), text);
+            let mut apart = WordTable::default();
+            for part in &parts {
+                let mut t = WordTable::default();
+                count_words(part, &mut t);
+                apart.absorb(t);
+            }
+            assert_eq!(
+                apart.iter().collect::<Vec<_>>(),
+                whole.iter().collect::<Vec<_>>()
+            );
+        }
+        let mut parallel = WordTable::default();
+        count_words_parallel(&text, &mut parallel);
+        assert_eq!(parallel.len(), whole.len());
     }
 
     #[test]

@@ -127,37 +127,17 @@ def _register_get_vocab(subparsers: argparse._SubParsersAction) -> None:
 
 
 # --- reading ------------------------------------------------------------------------------
-def read_text_chunks(name: str) -> Iterator[str]:
-    """The UTF-8 text of a file ('-': stdin) in pieces that each end with `\\n` (but the
-    last), so no line is cut; invalid UTF-8 names the file, byte and line."""
-    shown = "<stdin>" if name == "-" else name
+def _shown(name: str) -> str:
+    return "<stdin>" if name == "-" else name
+
+
+def read_blocks(name: str) -> Iterator[bytes]:
+    """The bytes of a file ('-': stdin) in blocks, then an empty block: the end of input."""
     f = _open_binary(name)
-    pending = bytearray()
-    offset, line = 0, 1
     try:
         while True:
             block = f.read(_CHUNK)
-            pending += block
-            if block:
-                cut = pending.rfind(b"\n") + 1
-                if cut == 0:
-                    continue  # a line longer than a chunk: read on
-            else:
-                cut = len(pending)
-            piece = bytes(pending[:cut])
-            del pending[:cut]
-            try:
-                text = piece.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                at = line + piece.count(b"\n", 0, exc.start)
-                raise UsageError(
-                    f"{shown}: invalid UTF-8 at byte {offset + exc.start} (line {at}); "
-                    "convert it to UTF-8"
-                ) from None
-            offset += cut
-            line += piece.count(b"\n")
-            if text:
-                yield text
+            yield block
             if not block:
                 return
     finally:
@@ -165,19 +145,30 @@ def read_text_chunks(name: str) -> Iterator[str]:
             f.close()
 
 
+def read_text_chunks(name: str) -> Iterator[str]:
+    """The UTF-8 text of a file ('-': stdin) in pieces that each end with `\\n` (but the
+    last), so no line is cut; invalid UTF-8 names the file, byte and line."""
+    reader = _core.TextBlocks(_shown(name))
+    for block in read_blocks(name):
+        text = reader.text(block)
+        if text:
+            yield text
+
+
 def count_words(name: str) -> _core.WordCounter:
     """The word table of a file or stdin, words split as subword-nmt splits them, in order
-    of first appearance."""
+    of first appearance. The text stays in the core (counted on all cores)."""
     counter = _core.WordCounter()
-    for text in read_text_chunks(name):
-        _core.count_nmt_words(counter, text)
+    reader = _core.TextBlocks(_shown(name))
+    for block in read_blocks(name):
+        _core.count_nmt_block(counter, reader, block)
     return counter
 
 
 def read_word_counts(name: str) -> dict[str, int]:
     """learn-bpe --dict-input: 'word count' lines, counts of a repeated word added up."""
     counts: dict[str, int] = {}
-    shown = "<stdin>" if name == "-" else name
+    shown = _shown(name)
     number = 0
     for text in read_text_chunks(name):
         for line in text.splitlines(keepends=True):
@@ -268,9 +259,11 @@ def run_apply(args: argparse.Namespace) -> int:
         glossaries=args.glossaries,
         seed=args.seed,
     )
-    with output(args.output) as out:
-        for text in read_text_chunks(args.input):
-            out.write(segmenter.segment_text(text, dropout=args.dropout))
+    with output(args.output, "wb") as out:
+        for piece in segmenter.segment_blocks(
+            read_blocks(args.input), _shown(args.input), dropout=args.dropout
+        ):
+            out.write(piece)
     return 0
 
 
