@@ -20,6 +20,7 @@ pub mod segment;
 pub mod stream;
 pub mod symbols;
 pub mod train;
+pub mod wordmap;
 
 #[cfg(feature = "python")]
 mod bindings;
