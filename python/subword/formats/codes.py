@@ -131,7 +131,26 @@ def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] 
     """The text of a codes file: the version header (0.2 only) and one merge per line."""
     if version not in SUPPORTED_VERSIONS:
         raise ValueError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
-    out = ["#version: 0.2\n"] if version == (0, 2) else []
+    merges = list(merges)
+    body = "".join([f"{left} {right}\n" for left, right in merges])
+    # Every symbol is non-empty and free of " ", "\n" and "\r" exactly when the text has one
+    # space and one line break per line, no "\r", and no space next to a line boundary.
+    # Checked on the whole text at once: symbol by symbol took 14 ms for 10k merges.
+    n = len(merges)
+    if (
+        body.count(" ") != n
+        or body.count("\n") != n
+        or "\r" in body
+        or " \n" in body
+        or "\n " in body
+        or body.startswith(" ")
+    ):
+        _check_symbols(merges)
+    return ("#version: 0.2\n" if version == (0, 2) else "") + body
+
+
+def _check_symbols(merges: list[tuple[str, str]]) -> None:
+    """Raises for the first merge with a symbol that a codes file cannot hold."""
     for number, (left, right) in enumerate(merges, 1):
         for symbol in (left, right):
             if not symbol or any(c in symbol for c in " \n\r"):
@@ -139,8 +158,6 @@ def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] 
                     f"merge {number} ({left!r} {right!r}): a symbol must be non-empty and "
                     "hold no space, \\n or \\r, or the codes file could not be read back"
                 )
-        out.append(f"{left} {right}\n")
-    return "".join(out)
 
 
 def write_codes(
