@@ -6,8 +6,11 @@ Both run as commands (`subword-nmt ...` and `subword ...`, interpreter start-up 
 bytecode cached), one after the other on the same input; their outputs are compared byte
 for byte. Prints a Markdown table: wall time and CPU time (user + system, all threads) of
 each, and the ratios. On a shared machine wall time follows the load, CPU time much less.
-`--apply-only` times apply-bpe alone, with codes learned by subword (identical codes, as
-the full run shows), for inputs too large to wait for subword-nmt's learning.
+`--repeat N` runs every command N times, interleaved (subword-nmt, subword, subword-nmt,
+...), and keeps each one's fastest wall and CPU time: on a shared machine other work only
+ever adds time. `--apply-only` times apply-bpe alone, with codes learned by subword
+(identical codes, as the full run shows), for inputs too large to wait for subword-nmt's
+learning.
 """
 
 from __future__ import annotations
@@ -39,10 +42,22 @@ def timed(argv: list[str]) -> tuple[float, float]:
     return wall, cpu
 
 
+def fastest(repeat: int, commands: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
+    """Each command's fastest wall and CPU time over `repeat` interleaved rounds."""
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, argv in commands.items():
+            runs[name].append(timed(argv))
+    return {name: (min(w for w, _ in r), min(c for _, c in r)) for name, r in runs.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--symbols", type=int, default=10000, help="learn-bpe -s (default 10000)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per command, fastest kept (default 1)"
+    )
     parser.add_argument(
         "--apply-only",
         action="store_true",
@@ -61,23 +76,28 @@ def main() -> int:
         for corpus in args.corpora:
             size = corpus.stat().st_size / 1e6
             codes, out = {}, {}
-            learn, apply = {}, {}
             learners = ("subword",) if args.apply_only else ("subword-nmt", "subword")
             for tool in ("subword-nmt", "subword"):
                 codes[tool], out[tool] = t / f"{tool}.codes", t / f"{tool}.out"
-            for tool in learners:
-                quiet = ["-q"] if tool == "subword" else []
-                learn[tool] = timed(
-                    [tool, "learn-bpe", "-i", str(corpus), "-o", str(codes[tool])]
-                    + ["-s", str(args.symbols), *quiet]
-                )
+            learn = fastest(
+                args.repeat,
+                {
+                    tool: [tool, "learn-bpe", "-i", str(corpus), "-o", str(codes[tool])]
+                    + ["-s", str(args.symbols)]
+                    + (["-q"] if tool == "subword" else [])
+                    for tool in learners
+                },
+            )
             if args.apply_only:
                 codes["subword-nmt"].write_bytes(codes["subword"].read_bytes())
-            for tool in ("subword-nmt", "subword"):
-                apply[tool] = timed(
-                    [tool, "apply-bpe", "-c", str(codes["subword-nmt"])]
+            apply = fastest(
+                args.repeat,
+                {
+                    tool: [tool, "apply-bpe", "-c", str(codes["subword-nmt"])]
                     + ["-i", str(corpus), "-o", str(out[tool])]
-                )
+                    for tool in ("subword-nmt", "subword")
+                },
+            )
             same_codes = codes["subword-nmt"].read_bytes() == codes["subword"].read_bytes()
             same_text = out["subword-nmt"].read_bytes() == out["subword"].read_bytes()
             steps = [("apply-bpe", apply["subword-nmt"], apply["subword"], same_text)]
