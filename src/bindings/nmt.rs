@@ -5,9 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::{progress, symbol_rules, to_py_err, WordCounter};
-use crate::segment::{
-    count_words, count_words_parallel, CodesVersion, Isolation, Segmenter, END_OF_WORD,
-};
+use crate::segment::{count_words_parallel, CodesVersion, Isolation, Segmenter, END_OF_WORD};
 use crate::stream::TextBlocks;
 use crate::train::{train as train_core, TieBreak, TrainConfig};
 
@@ -15,7 +13,6 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegmenter>()?;
     m.add_class::<PyTextBlocks>()?;
     m.add_function(wrap_pyfunction!(learn_codes, m)?)?;
-    m.add_function(wrap_pyfunction!(count_nmt_words, m)?)?;
     m.add_function(wrap_pyfunction!(count_nmt_block, m)?)?;
     Ok(())
 }
@@ -64,13 +61,6 @@ fn count_nmt_block(
     })
     .map_err(to_py_err)?;
     Ok(())
-}
-
-/// Counts the words of `text` into `counter` as subword-nmt reads them.
-#[pyfunction]
-fn count_nmt_words(py: Python<'_>, mut counter: PyRefMut<'_, WordCounter>, text: &str) {
-    let table = &mut counter.inner.table;
-    py.detach(|| count_words(text, table));
 }
 
 /// subword-nmt's learn-bpe on a counter's table: characters with `</w>` attached to the

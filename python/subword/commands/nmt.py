@@ -6,8 +6,10 @@ Words are what subword-nmt reads: a file's lines are cut where Python's `str.spl
 cuts them (subword-nmt reads through `codecs`), each line is stripped of `\\r`, `\\n` and
 spaces at both ends and split at single spaces. So a tab or a no-break space is part of a
 word, and a line break other than `\\r`/`\\n` (such as `\\x0b` or U+2028) stays at the end of
-the word before it. The core counts (`count_nmt_words`) and segments (`Segmenter`) words
-with one and the same code.
+the word before it. The core counts (`count_nmt_block`) and segments (`Segmenter`) words
+with one and the same code; the text goes to it as bytes, in blocks, and apply-bpe's output
+comes back as bytes (Python holds the text as a string only for glossaries and
+--dict-input).
 """
 
 from __future__ import annotations
