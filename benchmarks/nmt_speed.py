@@ -8,9 +8,10 @@ for byte. Prints a Markdown table: wall time and CPU time (user + system, all th
 each, and the ratios. On a shared machine wall time follows the load, CPU time much less.
 `--repeat N` runs every command N times, interleaved (subword-nmt, subword, subword-nmt,
 ...), and keeps each one's fastest wall and CPU time: on a shared machine other work only
-ever adds time. `--apply-only` times apply-bpe alone, with codes learned by subword
-(identical codes, as the full run shows), for inputs too large to wait for subword-nmt's
-learning.
+ever adds time. `--baseline CMD` times another build of `subword` (an older one, installed
+in another environment) in the same rounds. `--apply-only` times apply-bpe alone, with
+codes learned by subword (identical codes, as the full run shows), for inputs too large to
+wait for subword-nmt's learning.
 """
 
 from __future__ import annotations
@@ -63,29 +64,39 @@ def main() -> int:
         action="store_true",
         help="time apply-bpe only (codes learned by subword alone, identical to subword-nmt's)",
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="COMMAND",
+        help="another `subword` command (an older build) timed in the same rounds",
+    )
     args = parser.parse_args()
-    for tool in ("subword-nmt", "subword"):
-        if shutil.which(tool) is None:
-            sys.exit(f"{tool} is not on PATH (pip install subword-nmt==0.3.8 and this package)")
-    for tool in ("subword-nmt", "subword"):  # warm up: imports cached, bytecode written
-        for command in ("learn-bpe", "apply-bpe"):
-            timed([tool, command, "--help"])
+    # name → command; "subword-nmt" first, "subword" last.
+    tools = {"subword-nmt": "subword-nmt"}
+    if args.baseline:
+        tools["baseline"] = args.baseline
+    tools["subword"] = "subword"
+    for command in tools.values():
+        if shutil.which(command) is None:
+            sys.exit(f"{command} is not on PATH (pip install subword-nmt==0.3.8 and this package)")
+    for command in tools.values():  # warm up: imports cached, bytecode written
+        for step in ("learn-bpe", "apply-bpe"):
+            timed([command, step, "--help"])
+    ours = [name for name in tools if name != "subword-nmt"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         for corpus in args.corpora:
             size = corpus.stat().st_size / 1e6
-            codes, out = {}, {}
-            learners = ("subword",) if args.apply_only else ("subword-nmt", "subword")
-            for tool in ("subword-nmt", "subword"):
-                codes[tool], out[tool] = t / f"{tool}.codes", t / f"{tool}.out"
+            codes = {name: t / f"{name}.codes" for name in tools}
+            out = {name: t / f"{name}.out" for name in tools}
+            learners = ["subword"] if args.apply_only else list(tools)
             learn = fastest(
                 args.repeat,
                 {
-                    tool: [tool, "learn-bpe", "-i", str(corpus), "-o", str(codes[tool])]
+                    name: [tools[name], "learn-bpe", "-i", str(corpus), "-o", str(codes[name])]
                     + ["-s", str(args.symbols)]
-                    + (["-q"] if tool == "subword" else [])
-                    for tool in learners
+                    + (["-q"] if name != "subword-nmt" else [])
+                    for name in learners
                 },
             )
             if args.apply_only:
@@ -93,30 +104,31 @@ def main() -> int:
             apply = fastest(
                 args.repeat,
                 {
-                    tool: [tool, "apply-bpe", "-c", str(codes["subword-nmt"])]
-                    + ["-i", str(corpus), "-o", str(out[tool])]
-                    for tool in ("subword-nmt", "subword")
+                    name: [tools[name], "apply-bpe", "-c", str(codes["subword-nmt"])]
+                    + ["-i", str(corpus), "-o", str(out[name])]
+                    for name in tools
                 },
             )
-            same_codes = codes["subword-nmt"].read_bytes() == codes["subword"].read_bytes()
-            same_text = out["subword-nmt"].read_bytes() == out["subword"].read_bytes()
-            steps = [("apply-bpe", apply["subword-nmt"], apply["subword"], same_text)]
+            steps = [("apply-bpe", apply, out)]
             if not args.apply_only:
-                learned = (learn["subword-nmt"], learn["subword"], same_codes)
-                steps.insert(0, (f"learn-bpe -s {args.symbols}", *learned))
-            for step, nmt, ours, same in steps:
-                rows.append(
-                    f"| {corpus.name} ({size:.1f} MB) | {step} | "
-                    f"{nmt[0]:.2f} / {nmt[1]:.2f} | {ours[0]:.2f} / {ours[1]:.2f} | "
-                    f"{nmt[0] / ours[0]:.0f}× / {nmt[1] / ours[1]:.0f}× | "
-                    f"{'identical' if same else 'DIFFERENT'} |"
-                )
+                steps.insert(0, (f"learn-bpe -s {args.symbols}", learn, codes))
+            for step, times, files in steps:
+                nmt = times["subword-nmt"]
+                cells = [f"{nmt[0]:.2f} / {nmt[1]:.2f}"]
+                for name in ours:
+                    w, c = times[name]
+                    same = files[name].read_bytes() == files["subword-nmt"].read_bytes()
+                    cells.append(
+                        f"{w:.2f} / {c:.2f} | {nmt[0] / w:.0f}× / {nmt[1] / c:.0f}× | "
+                        f"{'identical' if same else 'DIFFERENT'}"
+                    )
+                rows.append(f"| {corpus.name} ({size:.1f} MB) | {step} | {' | '.join(cells)} |")
             print(*rows[-len(steps) :], sep="\n", file=sys.stderr)
-    print(
-        "| input | command | subword-nmt s (wall / CPU) | subword s (wall / CPU) "
-        "| ratio (wall / CPU) | output |"
-    )
-    print("|---|---|---:|---:|---:|---|")
+    header = ["input", "command", "subword-nmt s (wall / CPU)"]
+    for name in ours:
+        header += [f"{name} s (wall / CPU)", "ratio (wall / CPU)", "output"]
+    print("| " + " | ".join(header) + " |")
+    print("|---|---|---:|" + "---:|---:|---|" * len(ours))
     print("\n".join(rows))
     return 0
 
