@@ -21,14 +21,34 @@
 //!
 //! Every distinct word is segmented once and cached (bounded), like subword-nmt's cache.
 //!
-//! Performance notes (KJV Bible, 4.1 MB, 790k words, 10k merges; CPU time):
-//! - segmenting takes about 0.046 s, of which 0.018 s is the first segmentation of the 29k
-//!   distinct words; the rest is one cache lookup per word, bound by memory latency
-//!   (profiled: the slot and arena reads of `WordCache::get` dominate);
-//! - cutting the text into parts segmented on the rayon pool (a shared read-only cache,
-//!   new words segmented once behind a lock) was tried and dropped: on this 2-core
-//!   machine, shared with other work, it took 50-90% more CPU (9.4 MB: 0.46-0.61 s
-//!   against 0.28-0.32 s) and no less wall time.
+//! Performance notes. `benchmarks/nmt_speed.py --repeat 2-3 --baseline <main's build>`:
+//! whole commands against subword-nmt 0.3.8, fastest of interleaved runs, LTO builds, on
+//! the shared 2-core machine (load 3-4); ratio to subword-nmt, CPU (wall), main → now:
+//!
+//! | input                  | learn-bpe -s 10000       | apply-bpe              |
+//! |------------------------|--------------------------|------------------------|
+//! | en-kjv, 4.1 MB         | 37× (34×) → 48× (42×)    | 10× (9×) → 15× (13×)   |
+//! | en-large prefix, 10 MB | 51× (47×) → 59× (51×)    | 13× (13×) → 18× (19×)  |
+//! | en-large, 61 MB        | (not run)                | 18× (18×) → 28× (28×)  |
+//! | ko-help, 3.7 MB        | 297× (204×) → 341× (283×)| 5× (5×) → 10× (9×)     |
+//!
+//! Outputs byte-identical in every run. Where the time went, and what changed:
+//! - start-up: the interpreter alone takes 0.035-0.058 s of CPU here (`site`), a command
+//!   used to import the whole package (~0.035 s more); now only its own module (~0.008);
+//! - the text stays bytes: read in 4 MB blocks, cut at line ends and checked as UTF-8 in
+//!   `stream::TextBlocks`, segmented output returned as bytes;
+//! - building the segmenter as a general `Model` took 25 ms for 10k merges; `Symbols`, 4;
+//! - a lookup per word in the cache (`wordmap::WordMap`) is bound by memory latency: the
+//!   slots of a batch of words are prefetched first (10 MB, warm cache: 0.19 → 0.15 s);
+//! - a new word's segmentation is written straight into the output (`write_plain`), and
+//!   line ends are found with memchr plus a vectorised check for the rarer line breaks;
+//! - learn-bpe: words counted per part in a `WordMap` on all cores (KJV: ~0.06 → ~0.04 s
+//!   of CPU), the codes file formatted in one pass (14 → 2 ms); the merge loop
+//!   (`train.rs`, unchanged here) is now most of a run;
+//! - left: cutting the text into parts segmented on the rayon pool (each part with its
+//!   own map of new words, no locks) was tried again and dropped: on this loaded machine
+//!   the 61 MB run took 1.68-1.99 s of wall time against 1.41-1.57 s on one thread, and
+//!   more CPU. It may pay on an idle multi-core machine; that could not be shown here.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
