@@ -4,7 +4,8 @@
 //! normalize → pretokenize → symbols (initial symbols) → count (word table)
 //! → train (learn merges) | model + merge (apply merges) + encode (→ ids, with `cache`)
 //! → decode.
-//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does.
+//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does; `stream`
+//! gives the subword-nmt commands their input as whole lines of text.
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
@@ -19,8 +20,10 @@ pub mod model;
 pub mod normalize;
 pub mod pretokenize;
 pub mod segment;
+pub mod stream;
 pub mod symbols;
 pub mod train;
+pub mod wordmap;
 
 #[cfg(feature = "python")]
 mod bindings;

@@ -156,3 +156,20 @@ def test_encode_dropout_is_reproducible(model):
     plain = run("encode", "-m", str(model), stdin=TEXT)
     assert first.returncode == 0 and first.stdout == again.stdout != plain.stdout
     assert run("decode", "-m", str(model), stdin=first.stdout).stdout == TEXT
+
+
+def test_each_command_registers_from_its_own_module():
+    """`subword CMD` imports only CMD's module; the map it uses must name every command."""
+    import argparse
+
+    from subword.cli import build_parser
+    from subword.commands import COMMANDS
+
+    def choices(parser: argparse.ArgumentParser) -> list[str]:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        return list(actions[0].choices)
+
+    assert choices(build_parser()) == list(COMMANDS)
+    for command in COMMANDS:
+        assert command in choices(build_parser(command))
+    assert choices(build_parser("no-such-command")) == list(COMMANDS)

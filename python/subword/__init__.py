@@ -5,14 +5,40 @@ tok = subword.train(["corpus.txt"], vocab_size=8000)
 ids = tok.encode("some text"); tok.decode(ids)
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from subword._core import __version__
-from subword.clip import ClipTokenizer, load_clip
-from subword.compression import compress, decompress
-from subword.config import ModelSpec, TokenizerConfig, TrainConfig
-from subword.formats.codes import load_codes
-from subword.loading import load, load_gpt2, load_hf, load_tiktoken
-from subword.tokenizer import Tokenizer
-from subword.training import train
+
+if TYPE_CHECKING:
+    from subword.clip import ClipTokenizer, load_clip
+    from subword.compression import compress, decompress
+    from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+    from subword.formats.codes import load_codes
+    from subword.loading import load, load_gpt2, load_hf, load_tiktoken
+    from subword.tokenizer import Tokenizer
+    from subword.training import train
+
+# Each public name and its module, imported on first use: the command line (and any
+# program that needs one part) does not pay for loading all of them.
+_EXPORTS = {
+    "ClipTokenizer": "subword.clip",
+    "load_clip": "subword.clip",
+    "compress": "subword.compression",
+    "decompress": "subword.compression",
+    "ModelSpec": "subword.config",
+    "TokenizerConfig": "subword.config",
+    "TrainConfig": "subword.config",
+    "load_codes": "subword.formats.codes",
+    "load": "subword.loading",
+    "load_gpt2": "subword.loading",
+    "load_hf": "subword.loading",
+    "load_tiktoken": "subword.loading",
+    "Tokenizer": "subword.tokenizer",
+    "train": "subword.training",
+}
 
 __all__ = [
     "ClipTokenizer",
@@ -31,3 +57,16 @@ __all__ = [
     "load_tiktoken",
     "train",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'subword' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

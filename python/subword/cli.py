@@ -21,21 +21,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `command`, only what that command needs (when known)."""
     parser = _Parser(
         prog="subword",
         description="Byte Pair Encoding: train vocabularies, tokenize, explain, compress.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from subword.commands import register_all
+    from subword.commands import register_all, register_command
 
-    register_all(sub)
+    if command is None or not register_command(sub, command):
+        register_all(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

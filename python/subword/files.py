@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Union
@@ -34,6 +32,8 @@ def _mode_for(path: Path) -> int:
 def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO]:
     """A file object for `path` ("w" text as UTF-8 with \\n endings, or "wb") that appears
     under its name only when the block finishes without error."""
+    import tempfile  # here: 5 ms to import, and most commands write no file
+
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"{path}: is a folder; give a file name")
@@ -118,6 +118,8 @@ def read_lines(
 
 def read_json_document(path: PathLike) -> object:
     """A JSON file, with errors that name the file and the line and column of bad JSON."""
+    import json
+
     name = os.fspath(path)
     try:
         text = Path(path).read_text(encoding="utf-8")

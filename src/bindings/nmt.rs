@@ -2,23 +2,65 @@
 //! their counts, word counting as subword-nmt reads words, and the segmenter.
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use super::{progress, symbol_rules, to_py_err, WordCounter};
-use crate::segment::{count_words, CodesVersion, Isolation, Segmenter, END_OF_WORD};
+use crate::segment::{count_words_parallel, CodesVersion, Isolation, Segmenter, END_OF_WORD};
+use crate::stream::TextBlocks;
 use crate::train::{train as train_core, TieBreak, TrainConfig};
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegmenter>()?;
+    m.add_class::<PyTextBlocks>()?;
     m.add_function(wrap_pyfunction!(learn_codes, m)?)?;
-    m.add_function(wrap_pyfunction!(count_nmt_words, m)?)?;
+    m.add_function(wrap_pyfunction!(count_nmt_block, m)?)?;
     Ok(())
 }
 
-/// Counts the words of `text` into `counter` as subword-nmt reads them.
+/// An input read in blocks (`crate::stream`): whole lines of checked UTF-8 text.
+#[pyclass(module = "subword._core", name = "TextBlocks")]
+struct PyTextBlocks {
+    inner: TextBlocks,
+}
+
+#[pymethods]
+impl PyTextBlocks {
+    /// `name`: the input as messages name it.
+    #[new]
+    fn new(name: &str) -> Self {
+        PyTextBlocks {
+            inner: TextBlocks::new(name),
+        }
+    }
+
+    /// The text of the lines that `block` completes (all the rest when `block` is empty,
+    /// the end of input); None when there is none yet.
+    fn text(&mut self, block: &[u8]) -> PyResult<Option<String>> {
+        self.inner
+            .push(block, |text| Ok(text.to_string()))
+            .map_err(to_py_err)
+    }
+}
+
+/// Counts the words of the lines that `block` completes (an empty block: the end of input)
+/// into `counter`, as subword-nmt reads words; counted on all cores.
 #[pyfunction]
-fn count_nmt_words(py: Python<'_>, mut counter: PyRefMut<'_, WordCounter>, text: &str) {
+fn count_nmt_block(
+    py: Python<'_>,
+    mut counter: PyRefMut<'_, WordCounter>,
+    mut reader: PyRefMut<'_, PyTextBlocks>,
+    block: &[u8],
+) -> PyResult<()> {
     let table = &mut counter.inner.table;
-    py.detach(|| count_words(text, table));
+    let reader = &mut reader.inner;
+    py.detach(|| {
+        reader.push(block, |text| {
+            count_words_parallel(text, table);
+            Ok(())
+        })
+    })
+    .map_err(to_py_err)?;
+    Ok(())
 }
 
 /// subword-nmt's learn-bpe on a counter's table: characters with `</w>` attached to the
@@ -95,6 +137,24 @@ impl PySegmenter {
         let inner = &mut self.inner;
         py.detach(|| inner.process_text(text, dropout))
             .map_err(to_py_err)
+    }
+
+    /// The segmented text (UTF-8) of the lines that `block` completes (an empty block: the
+    /// end of input); what apply-bpe writes for them. Without glossaries only.
+    #[pyo3(signature = (reader, block, dropout=0.0))]
+    fn segment_block<'py>(
+        &mut self,
+        py: Python<'py>,
+        mut reader: PyRefMut<'_, PyTextBlocks>,
+        block: &[u8],
+        dropout: f64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &mut self.inner;
+        let reader = &mut reader.inner;
+        let out = py
+            .detach(|| reader.push(block, |text| inner.process_text(text, dropout)))
+            .map_err(to_py_err)?;
+        Ok(PyBytes::new(py, out.as_deref().unwrap_or("").as_bytes()))
     }
 
     #[pyo3(signature = (line, dropout=0.0))]

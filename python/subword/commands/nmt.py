@@ -6,8 +6,10 @@ Words are what subword-nmt reads: a file's lines are cut where Python's `str.spl
 cuts them (subword-nmt reads through `codecs`), each line is stripped of `\\r`, `\\n` and
 spaces at both ends and split at single spaces. So a tab or a no-break space is part of a
 word, and a line break other than `\\r`/`\\n` (such as `\\x0b` or U+2028) stays at the end of
-the word before it. The core counts (`count_nmt_words`) and segments (`Segmenter`) words
-with one and the same code.
+the word before it. The core counts (`count_nmt_block`) and segments (`Segmenter`) words
+with one and the same code; the text goes to it as bytes, in blocks, and apply-bpe's output
+comes back as bytes (Python holds the text as a string only for glossaries and
+--dict-input).
 """
 
 from __future__ import annotations
@@ -127,37 +129,17 @@ def _register_get_vocab(subparsers: argparse._SubParsersAction) -> None:
 
 
 # --- reading ------------------------------------------------------------------------------
-def read_text_chunks(name: str) -> Iterator[str]:
-    """The UTF-8 text of a file ('-': stdin) in pieces that each end with `\\n` (but the
-    last), so no line is cut; invalid UTF-8 names the file, byte and line."""
-    shown = "<stdin>" if name == "-" else name
+def _shown(name: str) -> str:
+    return "<stdin>" if name == "-" else name
+
+
+def read_blocks(name: str) -> Iterator[bytes]:
+    """The bytes of a file ('-': stdin) in blocks, then an empty block: the end of input."""
     f = _open_binary(name)
-    pending = bytearray()
-    offset, line = 0, 1
     try:
         while True:
             block = f.read(_CHUNK)
-            pending += block
-            if block:
-                cut = pending.rfind(b"\n") + 1
-                if cut == 0:
-                    continue  # a line longer than a chunk: read on
-            else:
-                cut = len(pending)
-            piece = bytes(pending[:cut])
-            del pending[:cut]
-            try:
-                text = piece.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                at = line + piece.count(b"\n", 0, exc.start)
-                raise UsageError(
-                    f"{shown}: invalid UTF-8 at byte {offset + exc.start} (line {at}); "
-                    "convert it to UTF-8"
-                ) from None
-            offset += cut
-            line += piece.count(b"\n")
-            if text:
-                yield text
+            yield block
             if not block:
                 return
     finally:
@@ -165,19 +147,30 @@ def read_text_chunks(name: str) -> Iterator[str]:
             f.close()
 
 
+def read_text_chunks(name: str) -> Iterator[str]:
+    """The UTF-8 text of a file ('-': stdin) in pieces that each end with `\\n` (but the
+    last), so no line is cut; invalid UTF-8 names the file, byte and line."""
+    reader = _core.TextBlocks(_shown(name))
+    for block in read_blocks(name):
+        text = reader.text(block)
+        if text:
+            yield text
+
+
 def count_words(name: str) -> _core.WordCounter:
     """The word table of a file or stdin, words split as subword-nmt splits them, in order
-    of first appearance."""
+    of first appearance. The text stays in the core (counted on all cores)."""
     counter = _core.WordCounter()
-    for text in read_text_chunks(name):
-        _core.count_nmt_words(counter, text)
+    reader = _core.TextBlocks(_shown(name))
+    for block in read_blocks(name):
+        _core.count_nmt_block(counter, reader, block)
     return counter
 
 
 def read_word_counts(name: str) -> dict[str, int]:
     """learn-bpe --dict-input: 'word count' lines, counts of a repeated word added up."""
     counts: dict[str, int] = {}
-    shown = "<stdin>" if name == "-" else name
+    shown = _shown(name)
     number = 0
     for text in read_text_chunks(name):
         for line in text.splitlines(keepends=True):
@@ -268,9 +261,11 @@ def run_apply(args: argparse.Namespace) -> int:
         glossaries=args.glossaries,
         seed=args.seed,
     )
-    with output(args.output) as out:
-        for text in read_text_chunks(args.input):
-            out.write(segmenter.segment_text(text, dropout=args.dropout))
+    with output(args.output, "wb") as out:
+        for piece in segmenter.segment_blocks(
+            read_blocks(args.input), _shown(args.input), dropout=args.dropout
+        ):
+            out.write(piece)
     return 0
 
 

@@ -13,28 +13,51 @@ ids as `special_tokens`; merges are in rank order.
 
 from __future__ import annotations
 
-import gzip
+import importlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from subword.files import read_json_document
-from subword.formats._files import PathLike
-from subword.formats.bytes_unicode import (
-    BYTE_TO_UNICODE,
-    UNICODE_TO_BYTE,
-    bytes_to_token,
-    token_to_bytes,
-)
-from subword.formats.clip import clean_text, find_clip_vocab, read_clip
-from subword.formats.gpt2 import read_gpt2, write_gpt2
-from subword.formats.hf import read_hf, write_hf
-from subword.formats.patterns import PATTERNS, resolve_pattern
-from subword.formats.tiktoken import (
-    default_special_tokens,
-    find_tiktoken_file,
-    read_tiktoken,
-    write_tiktoken,
-)
+if TYPE_CHECKING:
+    from subword.formats._files import PathLike
+    from subword.formats.bytes_unicode import (
+        BYTE_TO_UNICODE,
+        UNICODE_TO_BYTE,
+        bytes_to_token,
+        token_to_bytes,
+    )
+    from subword.formats.clip import clean_text, find_clip_vocab, read_clip
+    from subword.formats.gpt2 import read_gpt2, write_gpt2
+    from subword.formats.hf import read_hf, write_hf
+    from subword.formats.patterns import PATTERNS, resolve_pattern
+    from subword.formats.tiktoken import (
+        default_special_tokens,
+        find_tiktoken_file,
+        read_tiktoken,
+        write_tiktoken,
+    )
+
+# Each reader and writer and its module, imported on first use (`subword.formats.codes`,
+# which the subword-nmt commands read, needs none of them).
+_EXPORTS = {
+    "BYTE_TO_UNICODE": "bytes_unicode",
+    "UNICODE_TO_BYTE": "bytes_unicode",
+    "bytes_to_token": "bytes_unicode",
+    "token_to_bytes": "bytes_unicode",
+    "clean_text": "clip",
+    "find_clip_vocab": "clip",
+    "read_clip": "clip",
+    "read_gpt2": "gpt2",
+    "write_gpt2": "gpt2",
+    "read_hf": "hf",
+    "write_hf": "hf",
+    "PATTERNS": "patterns",
+    "resolve_pattern": "patterns",
+    "default_special_tokens": "tiktoken",
+    "find_tiktoken_file": "tiktoken",
+    "read_tiktoken": "tiktoken",
+    "write_tiktoken": "tiktoken",
+}
 
 __all__ = [
     "BYTE_TO_UNICODE",
@@ -56,6 +79,20 @@ __all__ = [
     "write_hf",
     "write_tiktoken",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'subword.formats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"subword.formats.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 _TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=*\s+\d+\s*")
 
@@ -92,6 +129,8 @@ def _detect_folder(path: Path) -> str:
 
 
 def _detect_gzip(path: Path) -> str:
+    import gzip
+
     try:
         with gzip.open(path, "rb") as f:
             first_line = f.readline(4096)
@@ -104,6 +143,8 @@ def _detect_gzip(path: Path) -> str:
 
 
 def _detect_json(path: Path) -> str:
+    from subword.files import read_json_document
+
     data = read_json_document(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a JSON model file must hold an object")

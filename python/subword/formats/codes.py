@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Union
 
@@ -34,16 +33,39 @@ END_OF_WORD = "</w>"
 SUPPORTED_VERSIONS = ((0, 1), (0, 2))
 
 
-@dataclass(frozen=True)
 class Codes:
-    """The merges of a codes file, in rank order, and its format version."""
+    """The merges of a codes file, in rank order, and its format version. Immutable.
 
-    merges: list[tuple[str, str]] = field(default_factory=list)
-    version: tuple[int, int] = (0, 2)
+    A plain class rather than a frozen dataclass: importing `dataclasses` took 7 ms, a
+    twentieth of a whole apply-bpe run on a 4 MB text."""
 
-    def __post_init__(self) -> None:
-        if self.version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"codes version {self.version} is not supported: use (0, 1) or (0, 2)")
+    __slots__ = ("merges", "version")
+    merges: list[tuple[str, str]]
+    version: tuple[int, int]
+
+    def __init__(
+        self, merges: list[tuple[str, str]] | None = None, version: tuple[int, int] = (0, 2)
+    ) -> None:
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
+        object.__setattr__(self, "merges", [] if merges is None else merges)
+        object.__setattr__(self, "version", version)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: Codes is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: Codes is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.merges, self.version) == (other.merges, other.version)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # the merges are a list, as before
+
+    def __repr__(self) -> str:
+        return f"Codes(merges={self.merges!r}, version={self.version!r})"
 
 
 def _read_text(path: PathLike, what: str) -> tuple[str, str]:
@@ -97,7 +119,8 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
             f"{name}: the file is empty; a codes file starts with '#version: 0.2' or holds "
             "one merge per line"
         )
-    header = text.splitlines(keepends=True)[0]
+    # The first line as Python splits lines; it ends at the first "\n" or earlier.
+    header = text[: text.find("\n") + 1 or len(text)].splitlines(keepends=True)[0]
     if header.startswith("#version:"):
         version = _parse_version(header, name)
         body, first_line = text[len(header) :], 2
@@ -109,6 +132,13 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
     lines = body.rstrip("\n").split("\n") if body.rstrip("\n") else []
     if limit is not None:
         lines = lines[: max(limit, 0)]
+    try:  # the common case in one go; the loop below names the line of an error
+        merges = [(a, b) for a, b in (line.strip("\r\n ").split(" ") for line in lines)]
+        if all(a and b for a, b in merges):
+            return Codes(merges=merges, version=version)  # type: ignore[arg-type]
+    except ValueError:
+        pass
+    merges = []
     truncated = not text.endswith("\n")
     for index, line in enumerate(lines):
         symbols = line.strip("\r\n ").split(" ")
@@ -131,7 +161,26 @@ def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] 
     """The text of a codes file: the version header (0.2 only) and one merge per line."""
     if version not in SUPPORTED_VERSIONS:
         raise ValueError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
-    out = ["#version: 0.2\n"] if version == (0, 2) else []
+    merges = list(merges)
+    body = "".join([f"{left} {right}\n" for left, right in merges])
+    # Every symbol is non-empty and free of " ", "\n" and "\r" exactly when the text has one
+    # space and one line break per line, no "\r", and no space next to a line boundary.
+    # Checked on the whole text at once: symbol by symbol took 14 ms for 10k merges.
+    n = len(merges)
+    if (
+        body.count(" ") != n
+        or body.count("\n") != n
+        or "\r" in body
+        or " \n" in body
+        or "\n " in body
+        or body.startswith(" ")
+    ):
+        _check_symbols(merges)
+    return ("#version: 0.2\n" if version == (0, 2) else "") + body
+
+
+def _check_symbols(merges: list[tuple[str, str]]) -> None:
+    """Raises for the first merge with a symbol that a codes file cannot hold."""
     for number, (left, right) in enumerate(merges, 1):
         for symbol in (left, right):
             if not symbol or any(c in symbol for c in " \n\r"):
@@ -139,8 +188,6 @@ def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] 
                     f"merge {number} ({left!r} {right!r}): a symbol must be non-empty and "
                     "hold no space, \\n or \\r, or the codes file could not be read back"
                 )
-        out.append(f"{left} {right}\n")
-    return "".join(out)
 
 
 def write_codes(
