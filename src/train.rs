@@ -27,6 +27,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::count::WordTable;
@@ -222,7 +223,7 @@ struct PairStat {
     /// The words that may contain the pair, ascending (a superset: words that lost the
     /// pair are pruned lazily).
     words: Vec<u32>,
-    /// The last merge that touched this pair (1-based), to list it once per merge.
+    /// The merge (1-based) that is touching this pair, to list it once; 0 when none is.
     touched: u32,
     /// Whether that merge added occurrences.
     gained: bool,
@@ -356,11 +357,18 @@ struct Trainer<'c> {
     step: u32,
     /// The pairs the current merge touched (reused between merges).
     touched: Vec<u64>,
+    /// The current merge's changes, on one thread (reused between merges).
+    changes: Changes,
 }
 
 impl Trainer<'_> {
-    /// A heap entry for `pair` as it is now, or None if no word holds it any more.
+    /// A heap entry for `pair` as it is now, or None if no word holds it any more or it is
+    /// too rare to be merged: a count never grows back without a fresh entry, so a pair
+    /// below `min_frequency` can be left out (most pairs occur once: a smaller heap).
     fn candidate(&mut self, pair: (u32, u32), count: u64) -> Option<Candidate> {
+        if count < self.config.min_frequency {
+            return None;
+        }
         let tie = match self.config.tie_break {
             TieBreak::First => {
                 let (w, o) = self.first_occurrence(pair)?;
@@ -454,47 +462,55 @@ impl Trainer<'_> {
         // A merge may re-create an existing symbol's string: then lists it adds to may
         // already hold words, out of order.
         let x_is_new = self.names.names.len() > known;
-        let words = match self.pairs.remove(&key(a, b)) {
+        let list = match self.pairs.remove(&key(a, b)) {
             Some(stat) => stat.words,
             None => Vec::new(),
         };
+        let symbols = (a, b, x);
+        let mut changes = std::mem::take(&mut self.changes);
+        let chunks = if list.len() >= PARALLEL_WORDS {
+            rayon::current_num_threads().min(list.len() / (PARALLEL_WORDS / 2))
+        } else {
+            1
+        };
+        if chunks <= 1 {
+            let run = Run {
+                list: &list,
+                words: &mut self.words,
+                first_word: 0,
+                symbols: &mut self.symbols,
+                first_symbol: 0,
+            };
+            changes.clear();
+            run.merge(symbols, &mut changes);
+            self.apply(&mut changes);
+        } else {
+            let runs = split_runs(&list, chunks, &mut self.words, &mut self.symbols);
+            let mut all: Vec<Changes> = runs
+                .into_par_iter()
+                .map(|run| {
+                    let mut changes = Changes::default();
+                    run.merge(symbols, &mut changes);
+                    changes
+                })
+                .collect();
+            // In run order, so that each gained list stays ascending.
+            for changes in &mut all {
+                self.apply(changes);
+            }
+        }
+        self.changes = changes;
         self.step += 1;
         let step = self.step;
-        let merged_key = key(a, b);
-        let pairs = &mut self.pairs;
-        let touched = &mut self.touched;
-        touched.clear();
-        for &w in &words {
-            let word = &mut self.words[w as usize];
-            let count = word.count as i64;
-            let s = &mut self.symbols[word.start..word.start + word.len as usize];
-            let len = merge_word(s, a, b, x, |k, gain| {
-                if k == merged_key {
-                    return;
-                }
-                let stat = pairs.entry(k).or_default();
-                if stat.touched != step {
-                    stat.touched = step;
-                    stat.gained = false;
-                    touched.push(k);
-                }
-                if gain {
-                    stat.count += count;
-                    stat.gained = true;
-                    if stat.words.last() != Some(&w) {
-                        stat.words.push(w);
-                    }
-                } else {
-                    stat.count -= count;
-                }
-            });
-            word.len = len as u32;
-        }
         let mut touched = std::mem::take(&mut self.touched);
         for &k in &touched {
             let Some(stat) = self.pairs.get_mut(&k) else {
                 continue;
             };
+            if stat.touched != step {
+                continue; // listed twice (by two runs): done the first time
+            }
+            stat.touched = 0;
             if stat.count <= 0 {
                 self.pairs.remove(&k);
                 continue;
@@ -502,6 +518,7 @@ impl Trainer<'_> {
             if !stat.gained {
                 continue;
             }
+            stat.gained = false;
             if !x_is_new {
                 stat.words.sort_unstable();
                 stat.words.dedup();
@@ -516,6 +533,169 @@ impl Trainer<'_> {
         self.touched = touched;
         x
     }
+
+    /// Adds one run's changes to the pair counts and lists; notes the pairs touched.
+    fn apply(&mut self, changes: &mut Changes) {
+        let step = self.step + 1;
+        for change in changes.list.drain(..) {
+            let stat = self.pairs.entry(change.key).or_default();
+            if stat.touched != step {
+                stat.touched = step;
+                self.touched.push(change.key);
+            }
+            stat.count += change.delta;
+            if !change.gained.is_empty() {
+                stat.gained = true;
+                if stat.words.is_empty() {
+                    stat.words = change.gained;
+                } else {
+                    // Runs come in word order, so a new symbol's lists stay ascending; a
+                    // re-created one's lists held words before, and `merge` sorts them.
+                    stat.words.extend_from_slice(&change.gained);
+                }
+            }
+        }
+        changes.clear();
+    }
+}
+
+/// Below this many words a merge runs on one thread (the hand-over would cost more).
+const PARALLEL_WORDS: usize = 4096;
+
+/// What a merge does to the pairs of some words: each pair's net change of count and the
+/// words where it gained occurrences, ascending. Aggregated per merge, so that the large
+/// pair map is visited once per pair, not once per occurrence.
+#[derive(Default)]
+struct Changes {
+    slots: FxHashMap<u64, u32>,
+    list: Vec<Change>,
+}
+
+struct Change {
+    key: u64,
+    delta: i64,
+    gained: Vec<u32>,
+}
+
+impl Changes {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.list.clear();
+    }
+
+    fn note(&mut self, key: u64, delta: i64, word: Option<u32>) {
+        let list = &mut self.list;
+        let slot = *self.slots.entry(key).or_insert_with(|| {
+            list.push(Change {
+                key,
+                delta: 0,
+                gained: Vec::new(),
+            });
+            (list.len() - 1) as u32
+        });
+        let change = &mut list[slot as usize];
+        change.delta += delta;
+        if let Some(w) = word {
+            if change.gained.last() != Some(&w) {
+                change.gained.push(w);
+            }
+        }
+    }
+}
+
+/// Some of a merge's words (`list`, ascending) with the part of the table that holds them:
+/// `words` starts at word `first_word`, `symbols` at symbol `first_symbol`.
+struct Run<'a> {
+    list: &'a [u32],
+    words: &'a mut [Word],
+    first_word: usize,
+    symbols: &'a mut [u32],
+    first_symbol: usize,
+}
+
+/// How many words a merge reads ahead (see `Run::merge`).
+const GATHER: usize = 64;
+
+impl Run<'_> {
+    fn merge(mut self, (a, b, x): (u32, u32, u32), changes: &mut Changes) {
+        let merged = key(a, b);
+        for block in self.list.chunks(GATHER) {
+            // Reading each word's place and first symbols in a tight loop of independent
+            // loads lets their cache misses overlap; in the branchy merge loop below, each
+            // would stall on its own (this is most of a large merge's time).
+            let mut touch = 0u32;
+            for &w in block {
+                let word = &self.words[w as usize - self.first_word];
+                touch ^= self.symbols[word.start - self.first_symbol];
+            }
+            std::hint::black_box(touch);
+            self.merge_block(block, (a, b, x), merged, changes);
+        }
+    }
+
+    fn merge_block(
+        &mut self,
+        block: &[u32],
+        (a, b, x): (u32, u32, u32),
+        merged: u64,
+        changes: &mut Changes,
+    ) {
+        for &w in block {
+            let word = &mut self.words[w as usize - self.first_word];
+            let count = word.count as i64;
+            let start = word.start - self.first_symbol;
+            let s = &mut self.symbols[start..start + word.len as usize];
+            let len = merge_word(s, a, b, x, |k, gain| {
+                if k != merged {
+                    let (delta, word) = if gain {
+                        (count, Some(w))
+                    } else {
+                        (-count, None)
+                    };
+                    changes.note(k, delta, word);
+                }
+            });
+            word.len = len as u32;
+        }
+    }
+}
+
+/// Cuts a merge's word list into `n` runs, each with the disjoint part of the table its
+/// words live in (words are stored in index order, so a range of words is a range of
+/// symbols).
+fn split_runs<'a>(
+    list: &'a [u32],
+    n: usize,
+    mut words: &'a mut [Word],
+    mut symbols: &'a mut [u32],
+) -> Vec<Run<'a>> {
+    let mut runs = Vec::with_capacity(n);
+    let (mut first_word, mut first_symbol) = (0, 0);
+    let mut rest = list;
+    for i in (1..=n).rev() {
+        let take = rest.len() / i;
+        let (here, after) = rest.split_at(take);
+        // The run owns words up to the next run's first word.
+        let end_word = after
+            .first()
+            .map_or(first_word + words.len(), |&w| w as usize);
+        let end_symbol = match after.first() {
+            Some(_) => words[end_word - first_word].start,
+            None => first_symbol + symbols.len(),
+        };
+        let (w_here, w_rest) = std::mem::take(&mut words).split_at_mut(end_word - first_word);
+        let (s_here, s_rest) = std::mem::take(&mut symbols).split_at_mut(end_symbol - first_symbol);
+        runs.push(Run {
+            list: here,
+            words: w_here,
+            first_word,
+            symbols: s_here,
+            first_symbol,
+        });
+        (words, symbols, rest) = (w_rest, s_rest, after);
+        (first_word, first_symbol) = (end_word, end_symbol);
+    }
+    runs
 }
 
 /// The alphabet of a table: every initial symbol, plus what encoding needs to never meet
@@ -593,6 +773,7 @@ pub fn train(
         heap: Heap::default(),
         step: 0,
         touched: Vec::new(),
+        changes: Changes::default(),
     };
     for a in &alphabet {
         trainer.names.intern(a);
