@@ -150,36 +150,20 @@ impl Counter {
             }
         }
         tasks.push(&texts[start..]);
-        let tables: Vec<Result<WordTable>> = tasks
-            .par_iter()
-            .map(|group| {
-                let mut table = WordTable::default();
-                for text in group.iter() {
-                    self.count_text(text, &mut table)?;
-                }
-                Ok(table)
-            })
-            .collect();
-        for table in tables {
-            self.table.absorb(table?);
-        }
+        let table = count_parts(&tasks, |group, table| {
+            group
+                .iter()
+                .try_for_each(|text| self.count_text(text, table))
+        })?;
+        self.table.absorb(table);
         Ok(())
     }
 
     /// Counts a text that is one document, cutting it into parallel tasks at line starts.
     fn add_document(&mut self, text: &str) -> Result<()> {
         let parts = split_at_line_starts(text, TASK_BYTES, &self.pre_tokenizer);
-        let tables: Vec<Result<WordTable>> = parts
-            .par_iter()
-            .map(|part| {
-                let mut table = WordTable::default();
-                self.count_text(part, &mut table)?;
-                Ok(table)
-            })
-            .collect();
-        for table in tables {
-            self.table.absorb(table?);
-        }
+        let table = count_parts(&parts, |part, table| self.count_text(part, table))?;
+        self.table.absorb(table);
         Ok(())
     }
 
@@ -249,6 +233,30 @@ impl Counter {
             }
         }
     }
+}
+
+/// Counts each part into its own table, in parallel, and combines the tables in input
+/// order. Neighbouring tables are combined on the threads that counted them (combining is
+/// associative), so that only the last combination runs alone. The leftmost error wins.
+fn count_parts<T: Sync>(
+    parts: &[T],
+    count: impl Fn(&T, &mut WordTable) -> Result<()> + Sync,
+) -> Result<WordTable> {
+    parts
+        .par_iter()
+        .map(|part| {
+            let mut table = WordTable::default();
+            count(part, &mut table)?;
+            Ok(table)
+        })
+        .reduce(
+            || Ok(WordTable::default()),
+            |left, right| {
+                let mut left = left?;
+                left.absorb(right?);
+                Ok(left)
+            },
+        )
 }
 
 /// Counts the file bytes read, for progress (the decoders in between hide the position).
