@@ -886,6 +886,33 @@ mod tests {
     }
 
     #[test]
+    fn same_merges_on_any_number_of_threads() {
+        // Enough words sharing pairs that the first merges take the parallel path.
+        let mut t = WordTable::default();
+        let mut state = 12345u64;
+        for i in 0..6 * PARALLEL_WORDS as u64 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = 3 + (state >> 60) as usize;
+            let word: String = (0..len)
+                .map(|k| char::from(b'a' + ((state >> (4 * k)) % 5) as u8))
+                .collect();
+            t.add(&word, 1 + i % 7);
+        }
+        for tie in [TieBreak::Lexicographic, TieBreak::First, TieBreak::SubwordNmt] {
+            let run = |threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| train(&t, &config(tie, 300), &mut |_, _| {}).unwrap())
+            };
+            let one = run(1);
+            assert_eq!(one.merges.len(), 300);
+            assert_eq!(one, run(3), "{tie:?}");
+        }
+    }
+
+    #[test]
     fn vocab_size_below_alphabet_is_an_error() {
         let t = table(&[("abc", 1)]);
         let mut c = config(TieBreak::First, 10);
