@@ -31,10 +31,10 @@
 //!   8k: count 1.42 s (0.83) → 1.10 s (0.59); train 1.09 s (0.78) → 0.54 s (0.42)
 //!   32k: count 1.20 s (0.79) → 0.87 s (0.57); train 1.52 s (1.04) → 0.75 s (0.48)
 //!   64k: count 1.01 s (0.79) → 0.50 s (0.49); train 1.39 s (1.30) → 0.67 s (0.59)
-//! Peak RSS 108/144 MB → 69/97 MB (8k/64k). Through `subword.train` (wheel, LTO), back to
-//! back with the peers: 1.31/1.02/1.64 s at 8k/32k/64k against sentencepiece 8.82/7.04/
-//! 7.54 s and rustbpe 9.81/8.23/8.58 s (4.6-6.9x the fastest), RSS 94/105/124 MB against
-//! HF tokenizers' 210/219/225 MB.
+//! Peak RSS 108/144 MB → 69/97 MB (8k/64k). Through `subword.train` (wheel, LTO), best of
+//! 2 back to back with the peers: 0.76/0.99/1.30 s at 8k/32k/64k against sentencepiece
+//! 5.01/5.27/5.48 s and rustbpe 5.47/5.48/5.24 s (6.6x/5.3x/4.0x the fastest); peak RSS
+//! 92/105/125 MB against HF tokenizers' 210/219/225 MB.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
