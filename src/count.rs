@@ -11,7 +11,9 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::rc::Rc;
 
-use indexmap::IndexMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxBuildHasher;
 
@@ -24,42 +26,86 @@ const TASK_BYTES: usize = 1 << 20;
 /// How much of a file is read before it is counted in parallel.
 const READ_BYTES: usize = 16 << 20;
 
-#[derive(Debug, Default, Clone)]
+/// Words are kept back to back in one string, found through a hash table of their
+/// indices: no allocation per word, and a look-up reads one compact entry (its stored
+/// hash settles most mismatches) before comparing bytes.
+#[derive(Default, Clone)]
 pub struct WordTable {
-    words: IndexMap<String, u64, FxBuildHasher>,
+    text: String,
+    entries: Vec<Entry>,
+    index: HashTable<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    hash: u64,
+    start: usize,
+    len: usize,
+    count: u64,
+}
+
+impl std::fmt::Debug for WordTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+fn hash_word(word: &str) -> u64 {
+    FxBuildHasher.hash_one(word)
 }
 
 impl WordTable {
     pub fn add(&mut self, word: &str, count: u64) {
-        match self.words.get_mut(word) {
-            Some(c) => *c = c.saturating_add(count),
-            None => {
-                self.words.insert(word.to_owned(), count);
-            }
+        self.add_hashed(word, hash_word(word), count);
+    }
+
+    fn add_hashed(&mut self, word: &str, hash: u64, count: u64) {
+        let (text, entries) = (&self.text, &mut self.entries);
+        let found = self.index.find(hash, |&i| {
+            let e = &entries[i as usize];
+            e.hash == hash && &text[e.start..e.start + e.len] == word
+        });
+        if let Some(&i) = found {
+            let c = &mut entries[i as usize].count;
+            *c = c.saturating_add(count);
+            return;
         }
+        let i = entries.len() as u32;
+        entries.push(Entry {
+            hash,
+            start: self.text.len(),
+            len: word.len(),
+            count,
+        });
+        self.text.push_str(word);
+        self.index
+            .insert_unique(hash, i, |&j| entries[j as usize].hash);
     }
 
     /// Adds `other`'s words after this table's, keeping first-appearance order.
     pub fn absorb(&mut self, other: WordTable) {
-        if self.words.is_empty() {
-            self.words = other.words;
+        if self.entries.is_empty() {
+            *self = other;
             return;
         }
-        for (word, count) in other.words {
-            *self.words.entry(word).or_insert(0) += count;
+        for e in &other.entries {
+            let word = &other.text[e.start..e.start + e.len];
+            self.add_hashed(word, e.hash, e.count);
         }
     }
 
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.entries.is_empty()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.words.iter().map(|(w, &c)| (w.as_str(), c))
+        self.entries
+            .iter()
+            .map(|e| (&self.text[e.start..e.start + e.len], e.count))
     }
 }
 
@@ -104,36 +150,20 @@ impl Counter {
             }
         }
         tasks.push(&texts[start..]);
-        let tables: Vec<Result<WordTable>> = tasks
-            .par_iter()
-            .map(|group| {
-                let mut table = WordTable::default();
-                for text in group.iter() {
-                    self.count_text(text, &mut table)?;
-                }
-                Ok(table)
-            })
-            .collect();
-        for table in tables {
-            self.table.absorb(table?);
-        }
+        let table = count_parts(&tasks, |group, table| {
+            group
+                .iter()
+                .try_for_each(|text| self.count_text(text, table))
+        })?;
+        self.table.absorb(table);
         Ok(())
     }
 
     /// Counts a text that is one document, cutting it into parallel tasks at line starts.
     fn add_document(&mut self, text: &str) -> Result<()> {
         let parts = split_at_line_starts(text, TASK_BYTES, &self.pre_tokenizer);
-        let tables: Vec<Result<WordTable>> = parts
-            .par_iter()
-            .map(|part| {
-                let mut table = WordTable::default();
-                self.count_text(part, &mut table)?;
-                Ok(table)
-            })
-            .collect();
-        for table in tables {
-            self.table.absorb(table?);
-        }
+        let table = count_parts(&parts, |part, table| self.count_text(part, table))?;
+        self.table.absorb(table);
         Ok(())
     }
 
@@ -203,6 +233,30 @@ impl Counter {
             }
         }
     }
+}
+
+/// Counts each part into its own table, in parallel, and combines the tables in input
+/// order. Neighbouring tables are combined on the threads that counted them (combining is
+/// associative), so that only the last combination runs alone. The leftmost error wins.
+fn count_parts<T: Sync>(
+    parts: &[T],
+    count: impl Fn(&T, &mut WordTable) -> Result<()> + Sync,
+) -> Result<WordTable> {
+    parts
+        .par_iter()
+        .map(|part| {
+            let mut table = WordTable::default();
+            count(part, &mut table)?;
+            Ok(table)
+        })
+        .reduce(
+            || Ok(WordTable::default()),
+            |left, right| {
+                let mut left = left?;
+                left.absorb(right?);
+                Ok(left)
+            },
+        )
 }
 
 /// Counts the file bytes read, for progress (the decoders in between hide the position).
