@@ -908,7 +908,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             let len = 3 + (state >> 60) as usize;
             let word: String = (0..len)
-                .map(|k| char::from(b'a' + ((state >> (4 * k)) % 5) as u8))
+                .map(|k| char::from(b'a' + ((state >> (4 * (k % 16))) % 5) as u8))
                 .collect();
             t.add(&word, 1 + i % 7);
         }
