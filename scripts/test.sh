@@ -4,9 +4,9 @@
 # formatting, lints, Rust tests, Python tests. Used by .ci/run and the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Nothing here reads the terminal, and cargo's `rustc -` probe reads stdin: give every tool an
-# empty pipe. Not /dev/null: on some sandboxes it is a regular file that collects other jobs'
-# output, which rustc then tries to compile.
+# shellcheck source=scripts/devnull.sh
+source scripts/devnull.sh
+# Nothing here reads the terminal.
 exec < <(:)
 
 PYTHON=${PYTHON:-python3}
@@ -16,6 +16,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --upgrade pip
+empty_devnull
 # Builds the Rust core (release) and installs the package with its test dependencies.
 "$PY" -m pip install --quiet ".[test]"
 # CLIP's reference tokenizer; its dependencies (torch, torchvision) are not needed for it.
@@ -23,7 +24,9 @@ PY="$VENV/bin/python"
 
 echo "== format and lint"
 cargo fmt --all -- --check
+empty_devnull
 cargo clippy --quiet --all-targets -- -D warnings
+empty_devnull
 cargo clippy --quiet --features python -- -D warnings
 PY_DIRS=""
 for dir in python tests benchmarks examples; do
@@ -33,6 +36,7 @@ done
 "$VENV/bin/ruff" format --check $PY_DIRS
 
 echo "== cargo test"
+empty_devnull
 cargo test --quiet
 
 echo "== pytest"
