@@ -4,7 +4,7 @@
 # that junk (seen here: a build script's error message). Put the device back when we may;
 # otherwise empty the file before each cargo step.
 if [ ! -c /dev/null ]; then
-    echo "scripts/test.sh: /dev/null is not a device; recreating it" >&2
+    echo "$0: /dev/null is not a device; recreating it" >&2
     rm -f /dev/null && mknod -m 666 /dev/null c 1 3 || true
 fi
 empty_devnull() {
