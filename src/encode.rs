@@ -398,13 +398,38 @@ impl Model {
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
-        let batch = self.encode_batch(texts, specials, forbidden)?;
-        let mut flat = Vec::with_capacity(batch.iter().map(Vec::len).sum());
-        let mut offsets = Vec::with_capacity(batch.len() + 1);
+        use rayon::prelude::*;
+        // Runs of texts, each encoded into one buffer: no vector per text, and the runs are
+        // joined once. Several runs a thread keep the threads evenly loaded.
+        let run = texts
+            .len()
+            .div_ceil(8 * rayon::current_num_threads())
+            .max(1);
+        let parts = texts
+            .par_chunks(run)
+            .enumerate()
+            .map(|(part, chunk)| {
+                let mut ids = Vec::new();
+                let mut ends = Vec::with_capacity(chunk.len());
+                for (k, text) in chunk.iter().enumerate() {
+                    let index = part * run + k;
+                    if let Some(forbidden) = forbidden {
+                        forbidden.refuse_in(text).map_err(|e| in_text(index, e))?;
+                    }
+                    self.encode_into(text, specials, &mut ids)
+                        .map_err(|e| in_text(index, e))?;
+                    ends.push(ids.len() as u64);
+                }
+                Ok((ids, ends))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut flat = Vec::with_capacity(parts.iter().map(|(ids, _)| ids.len()).sum());
+        let mut offsets = Vec::with_capacity(texts.len() + 1);
         offsets.push(0);
-        for ids in &batch {
+        for (ids, ends) in &parts {
+            let base = flat.len() as u64;
+            offsets.extend(ends.iter().map(|end| base + end));
             flat.extend_from_slice(ids);
-            offsets.push(flat.len() as u64);
         }
         Ok((flat, offsets))
     }

@@ -33,8 +33,10 @@ def test_every_line_and_whole_file(ours, cl100k_encoding, name):
     assert ours.encode_to_numpy(text).tolist() == whole
     assert ours.decode(whole) == cl100k_encoding.decode(whole) == text
     flat, offsets = ours.encode_batch_to_numpy(lines)
-    assert offsets[-1] == len(flat) == sum(map(len, expected))
-    assert flat[offsets[7] : offsets[8]].tolist() == expected[7]
+    assert offsets[0] == 0 and offsets[-1] == len(flat) == sum(map(len, expected))
+    for i in range(len(lines)):
+        if flat[offsets[i] : offsets[i + 1]].tolist() != expected[i]:
+            pytest.fail(f"{name} line {i + 1} in the flat batch: {lines[i]!r}")
 
 
 @pytest.mark.corpus
