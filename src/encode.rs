@@ -382,12 +382,27 @@ impl Model {
             .par_iter()
             .enumerate()
             .map(|(i, text)| {
-                if let Some(forbidden) = forbidden {
-                    forbidden.refuse_in(text).map_err(|e| in_text(i, e))?;
-                }
-                self.encode(text, specials).map_err(|e| in_text(i, e))
+                let mut ids = Vec::new();
+                self.encode_in_batch(i, text, specials, forbidden, &mut ids)
+                    .map(|()| ids)
             })
             .collect()
+    }
+
+    /// Text `index` of a batch, its ids appended to `out`: the forbidden-token check,
+    /// then `encode`; an error names the text.
+    fn encode_in_batch(
+        &self,
+        index: usize,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        forbidden
+            .map_or(Ok(()), |f| f.refuse_in(text))
+            .and_then(|()| self.encode_into(text, specials, out))
+            .map_err(|e| in_text(index, e))
     }
 
     /// `encode_batch` as one flat list of ids and the offsets where each text's ids start
@@ -412,12 +427,7 @@ impl Model {
                 let mut ids = Vec::new();
                 let mut ends = Vec::with_capacity(chunk.len());
                 for (k, text) in chunk.iter().enumerate() {
-                    let index = part * run + k;
-                    if let Some(forbidden) = forbidden {
-                        forbidden.refuse_in(text).map_err(|e| in_text(index, e))?;
-                    }
-                    self.encode_into(text, specials, &mut ids)
-                        .map_err(|e| in_text(index, e))?;
+                    self.encode_in_batch(part * run + k, text, specials, forbidden, &mut ids)?;
                     ends.push(ids.len() as u64);
                 }
                 Ok((ids, ends))

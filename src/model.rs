@@ -323,6 +323,8 @@ impl Model {
         Ok(())
     }
 
+    /// Every byte pair inside a token's bytes (a CLIP token "ab</w>" gives "ab", "b<", ...:
+    /// extra pairs only mean fewer cuts, never a wrong one).
     fn build_joined_bytes(&mut self) {
         if self.config.rules.unit != Unit::Bytes {
             return;
@@ -337,7 +339,6 @@ impl Model {
                 pairs.insert(pair[0], pair[1]);
             }
         }
-        // The end-of-word symbol decodes as a space; a token "ab</w>" joins b to what follows.
         self.joined_bytes = Some(pairs);
     }
 

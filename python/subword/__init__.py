@@ -7,10 +7,10 @@ ids = tok.encode("some text"); tok.decode(ids)
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from subword._core import __version__
+from subword._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from subword.clip import ClipTokenizer, load_clip
@@ -59,14 +59,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'subword' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -98,8 +98,6 @@ class Tokenizer:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
         self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
-        # No cleaner and no Python pre-tokenizer: a call goes straight to the core.
-        self._plain = self._clean is None and self._python_pre_tokenizer is None
 
     # --- what the model is -------------------------------------------------------------
     @property
@@ -204,11 +202,6 @@ class Tokenizer:
         dropout: BPE-dropout — each merge is skipped with this probability when its turn
         comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
         symbols."""
-        if self._plain and dropout is None:
-            # The common call, kept short: it runs once per text.
-            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
-                return self._core.encode(text, None, self._default_plan[1])
-            return self._core.encode(text, *self._special_plan(allowed_special, disallowed_special))
         if self._clean is not None:
             text = self._clean(text)
         matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
@@ -228,8 +221,6 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
-        if self._plain:
-            return self._core.encode(text)
         if self._clean is not None:
             text = self._clean(text)
         if self._python_pre_tokenizer is not None:
@@ -251,6 +242,19 @@ class Tokenizer:
                 ids.extend(piece_ids)
         return ids
 
+    def _batch_inputs(
+        self,
+        texts: Sequence[str],
+        allowed: SpecialSet,
+        disallowed: SpecialSet,
+        num_threads: int | None,
+    ) -> tuple[list[str], _core.Specials | None, _core.Specials | None]:
+        """A batch's texts (cleaned) and special-token plan; checks `num_threads`."""
+        if num_threads is not None and num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
+        return (texts, *self._special_plan(allowed, disallowed))
+
     def encode_batch(
         self,
         texts: Sequence[str],
@@ -260,10 +264,9 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ) -> list[list[int]]:
         """Encodes many texts in parallel (the GIL is released); results in input order."""
-        texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
-        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-        if num_threads is not None and num_threads < 1:
-            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        texts, matcher, forbidden = self._batch_inputs(
+            texts, allowed_special, disallowed_special, num_threads
+        )
         if self._python_pre_tokenizer is not None:
             if forbidden is not None:
                 for text in texts:
@@ -286,11 +289,6 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ):
         """`encode` as a NumPy `uint32` array (no Python list is built)."""
-        if self._plain:
-            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
-                return self._core.encode_to_numpy(text, None, self._default_plan[1])
-            plan = self._special_plan(allowed_special, disallowed_special)
-            return self._core.encode_to_numpy(text, *plan)
         if self._python_pre_tokenizer is not None:
             import numpy as np
 
@@ -322,10 +320,9 @@ class Tokenizer:
             offsets = np.cumsum([0, *map(len, batch)], dtype=np.uint64)
             flat = np.fromiter((i for ids in batch for i in ids), dtype=np.uint32)
             return flat, offsets
-        texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
-        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-        if num_threads is not None and num_threads < 1:
-            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        texts, matcher, forbidden = self._batch_inputs(
+            texts, allowed_special, disallowed_special, num_threads
+        )
         return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
 
     def tokenize(self, text: str) -> list[str]:

@@ -13,10 +13,11 @@ ids as `special_tokens`; merges are in rank order.
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from subword._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from subword.formats._files import PathLike
@@ -81,17 +82,9 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'subword.formats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"subword.formats.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(
+    __name__, {name: f"subword.formats.{module}" for name, module in _EXPORTS.items()}
+)
 
 
 _TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=*\s+\d+\s*")
