@@ -42,7 +42,7 @@ from pathlib import Path
 import subword
 from subword import _core
 from subword.config import TokenizerConfig
-from subword.korean import KoreanPreTokenizer
+from subword.pre_tokenizers.korean import KoreanPreTokenizer
 
 MODELS = [
     ("plain", {"normalization": "nfc"}),

@@ -25,7 +25,7 @@ from subword.formats import (
     read_clip,
     read_tiktoken,
 )
-from subword.formats.patterns import PATTERNS
+from subword.pre_tokenizers.patterns import PATTERNS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

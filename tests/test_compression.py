@@ -24,12 +24,10 @@ from subword.compression import (
     DEFAULT_BLOCK_SIZE,
     MAX_BLOCK_SIZE,
     Step,
-    StepFormatter,
     compress,
     decompress,
-    describe_steps,
-    trace,
 )
+from subword.teaching.compression import StepFormatter, describe_steps, trace
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SUBWORD_SHARED", REPO.parent / "shared"))

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import subword
-from subword import reference
+from subword.teaching import reference
 
 words = st.text(alphabet="abcde", min_size=1, max_size=9)
 tables = st.dictionaries(words, st.integers(min_value=1, max_value=30), min_size=1, max_size=25)

@@ -10,8 +10,9 @@ import pytest
 
 import subword
 from subword.cli import main
-from subword.commands.explain import explain_apply, format_table, parse_words
+from subword.commands.explain import parse_words
 from subword.config import TokenizerConfig
+from subword.teaching.trace import explain_apply, format_table
 
 CLASSIC = ["explain", "--words", "low:5 lower:2 newest:6 widest:3", "--merges", "10"]
 

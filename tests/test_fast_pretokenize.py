@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from peers import CORPORA, corpus_text, peer
 
 from subword import _core
-from subword.formats.patterns import PATTERNS
+from subword.pre_tokenizers.patterns import PATTERNS
 
 FAST = ["gpt2", "cl100k", "o200k"]
 

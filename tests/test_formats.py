@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import tiktoken_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from peers import CL100K_SHA256, corpus_lines, peer
@@ -27,7 +28,6 @@ from peers import CL100K_SHA256, corpus_lines, peer
 from subword.config import ModelSpec, TokenizerConfig
 from subword.formats import (
     BYTE_TO_UNICODE,
-    PATTERNS,
     UNICODE_TO_BYTE,
     bytes_to_token,
     clean_text,
@@ -39,7 +39,6 @@ from subword.formats import (
     read_gpt2,
     read_hf,
     read_tiktoken,
-    resolve_pattern,
     token_to_bytes,
     write_gpt2,
     write_hf,
@@ -47,7 +46,14 @@ from subword.formats import (
 )
 from subword.formats import clip as clip_format
 from subword.formats import tiktoken as tiktoken_format
-from subword.formats.patterns import CLIP_ORIGINAL, from_oniguruma, pattern_name, to_oniguruma
+from subword.pre_tokenizers.patterns import (
+    CLIP_ORIGINAL,
+    PATTERNS,
+    from_oniguruma,
+    pattern_name,
+    resolve_pattern,
+    to_oniguruma,
+)
 
 TRICKY = [
     "Hello world's  \n\n  x  ",
@@ -342,7 +348,7 @@ def test_split_by_lower_ranks_is_tiktokens_algorithm(words: list[str]) -> None:
         ranks[word.encode()] = len(ranks)
     tokens = {rank: token for token, rank in ranks.items()}
     for token, rank in ranks.items():
-        ours = tiktoken_format.split_by_lower_ranks(token, ranks)
+        ours = tiktoken_reference.split_by_lower_ranks(token, ranks)
         theirs = bpe_encode(_RanksBelow(ranks, rank), token, visualise=None)
         assert ours == [tokens[r] for r in theirs]
 
@@ -359,14 +365,14 @@ def test_recover_merges_core_equals_python_reference(words: list[str], rng) -> N
     for word in words:
         ranks[word.encode()] = len(ranks) + rng.randrange(3)
     assert tiktoken_format.recover_merges(ranks) == (
-        tiktoken_format.recover_merges_in_python(ranks)
+        tiktoken_reference.recover_merges_in_python(ranks)
     )
 
 
 @pytest.mark.peer
 def test_recover_merges_core_equals_python_reference_on_cl100k(tiktoken_ranks) -> None:
     assert tiktoken_format.recover_merges(tiktoken_ranks) == (
-        tiktoken_format.recover_merges_in_python(tiktoken_ranks)
+        tiktoken_reference.recover_merges_in_python(tiktoken_ranks)
     )
 
 

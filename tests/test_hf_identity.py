@@ -99,7 +99,7 @@ def test_tiktoken_export_loads_in_tiktoken(byte_model, tmp_path):
     tiktoken = peer("tiktoken")
     from tiktoken.load import load_tiktoken_bpe
 
-    from subword.formats.patterns import PATTERNS
+    from subword.pre_tokenizers.patterns import PATTERNS
 
     path = tmp_path / "mine.tiktoken"
     byte_model.save(path, format="tiktoken")

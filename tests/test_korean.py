@@ -2,8 +2,8 @@
 
 Seed 002 analysed its corpus with Okt (konlpy) and dropped particles, punctuation and
 foreign words; we analyse the same corpus with Kiwi and drop the mapped tags
-(`subword.korean.TAG_GROUPS`). Where the two analysers agree the word table is the seed's;
-the words where they differ are listed below, each with the reason.
+(`subword.pre_tokenizers.korean.TAG_GROUPS`). Where the two analysers agree the word table
+is the seed's; the words where they differ are listed below, each with the reason.
 """
 
 from __future__ import annotations

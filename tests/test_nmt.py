@@ -21,9 +21,9 @@ import pytest
 from peers import peer
 
 import subword
-from subword import reference
 from subword.cli import main
 from subword.formats.codes import Codes, format_codes, read_codes, write_codes
+from subword.teaching import reference
 
 # --- the peer ------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subword.reference import (
+from subword.teaching.reference import (
     END_OF_WORD,
     TIE_BREAKS,
     Step,

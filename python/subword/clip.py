@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from subword.errors import InvalidInputError
 from subword.formats.clip import read_clip
 from subword.tokenizer import Tokenizer
 
@@ -37,7 +38,7 @@ class ClipTokenizer(Tokenizer):
         if isinstance(texts, str):
             texts = [texts]
         if context_length < 1:
-            raise ValueError(f"context_length must be >= 1, got {context_length}")
+            raise InvalidInputError(f"context_length must be >= 1, got {context_length}")
         result = np.zeros((len(texts), context_length), dtype=np.int64)
         for row, (text, ids) in enumerate(zip(texts, self.encode_batch(texts))):
             tokens = [self.sot_token, *ids, self.eot_token]

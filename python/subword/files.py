@@ -12,7 +12,9 @@ import stat
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Union
+from typing import IO, Any, Union
+
+from subword.errors import InvalidInputError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -91,7 +93,7 @@ def read_lines(
     names: Sequence[PathLike], errors: str = "strict", *, keep_ends: bool = False
 ) -> Iterator[str]:
     """Each line of each input (plain or gzip; "-" or no names = stdin), decoded as UTF-8.
-    Invalid UTF-8 is a ValueError naming the file, byte offset and line, unless
+    Invalid UTF-8 is an InvalidInputError naming the file, byte offset and line, unless
     errors="replace"."""
     for name in names or ["-"]:
         name = os.fspath(name)
@@ -103,36 +105,53 @@ def read_lines(
                 try:
                     line = raw.decode("utf-8", errors)
                 except UnicodeDecodeError as exc:
-                    raise ValueError(
+                    raise InvalidInputError(
                         f"{shown}: invalid UTF-8 at byte {offset + exc.start} (line {number}); "
-                        'convert it to UTF-8 or pass errors="replace" (--errors replace)'
+                        'convert it to UTF-8 or pass errors="replace"'
                     ) from None
                 offset += len(raw)
                 yield line if keep_ends else line.rstrip("\r\n")
         except (EOFError, gzip.BadGzipFile) as exc:
-            raise ValueError(f"{shown}: corrupt or truncated after byte {offset}: {exc}") from None
+            raise InvalidInputError(
+                f"{shown}: corrupt or truncated after byte {offset}: {exc}"
+            ) from None
         finally:
             if f is not sys.stdin.buffer:
                 f.close()
 
 
-def read_json_document(path: PathLike) -> object:
-    """A JSON file, with errors that name the file and the line and column of bad JSON."""
+def read_json(path: PathLike) -> Any:
+    """A JSON file, strictly: a duplicate key in an object is an error (json.load would keep
+    the last one silently, which hides a corrupt vocabulary), and so are invalid UTF-8 and
+    nesting too deep to parse; each names the file and where."""
     import json
 
+    from subword.errors import FormatError
+
     name = os.fspath(path)
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in obj:
+                raise FormatError(f"duplicate key {key!r} in a JSON object", path=name)
+            obj[key] = value
+        return obj
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{name}: not UTF-8 text at byte {exc.start}") from None
+        raise FormatError("not UTF-8 text", path=name, offset=exc.start) from None
     except FileNotFoundError:
         raise FileNotFoundError(f"{name}: no such file") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{name}: line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})"
+        raise FormatError(
+            f"column {exc.colno}: invalid JSON ({exc.msg})", path=name, line=exc.lineno
         ) from None
+    except RecursionError:
+        raise FormatError("JSON nested too deeply to be a model file", path=name) from None
 
 
 def read_input(name: str) -> bytes:

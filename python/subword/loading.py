@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from subword.errors import InvalidInputError
 from subword.formats import detect_format, read_gpt2, read_hf, read_tiktoken
 from subword.formats.native import read_native
 from subword.formats.tiktoken import find_tiktoken_file
@@ -40,7 +41,7 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         vocab = Path(path) if Path(path).is_file() else folder / "vocab.json"
         spec = read_gpt2(vocab, folder / "merges.txt")
     else:
-        raise ValueError(f"format={kind!r}: use native, hf, tiktoken, clip or gpt2")
+        raise InvalidInputError(f"format={kind!r}: use native, hf, tiktoken, clip or gpt2")
     if algorithm is not None:
         from dataclasses import replace
 

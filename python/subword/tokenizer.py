@@ -8,8 +8,10 @@ import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Literal
 
-from subword import _core, pretokenizers
+from subword import _core
+from subword import pre_tokenizers as pretokenizers
 from subword.config import ModelSpec, TokenizerConfig
+from subword.errors import InvalidInputError
 
 SpecialSet = Collection[str] | Literal["all"]
 # (special tokens encoded as themselves, special tokens whose presence is an error)
@@ -22,7 +24,7 @@ def resolve_pattern(name: str) -> str | None:
     """The regex for a pre-tokenizer name or user regex; None means whitespace splitting."""
     if name == "whitespace":
         return None
-    from subword.formats.patterns import resolve_pattern as resolve
+    from subword.pre_tokenizers.patterns import resolve_pattern as resolve
 
     return resolve(name)
 
@@ -68,7 +70,7 @@ class Tokenizer:
         config = spec.config
         unk_id = spec.vocab.get(config.unk_token) if config.unk_token else None
         if config.kind == "classic" and config.unknown == "unk" and unk_id is None:
-            raise ValueError(
+            raise InvalidInputError(
                 f"unknown='unk' needs the unk_token {config.unk_token!r} in the vocabulary"
             )
         self._clean = _cleaner(config.clean)
@@ -173,7 +175,9 @@ class Tokenizer:
         allowed_set = frozenset(specials) if allowed == "all" else frozenset(allowed)
         unknown = allowed_set - specials.keys()
         if unknown:
-            raise ValueError(f"allowed_special names tokens this model lacks: {sorted(unknown)}")
+            raise InvalidInputError(
+                f"allowed_special names tokens this model lacks: {sorted(unknown)}"
+            )
         # As tiktoken: an explicit disallowed set is searched for as given.
         disallowed_set = (
             specials.keys() - allowed_set if disallowed == "all" else frozenset(disallowed)
@@ -197,7 +201,7 @@ class Tokenizer:
     ) -> list[int]:
         """Token ids of `text`. Special tokens follow tiktoken's rules: those in
         `allowed_special` are encoded as themselves; finding one of `disallowed_special`
-        (by default every special token not allowed) raises ValueError.
+        (by default every special token not allowed) raises InvalidInputError.
 
         dropout: BPE-dropout — each merge is skipped with this probability when its turn
         comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
@@ -207,15 +211,15 @@ class Tokenizer:
         matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
         if self._python_pre_tokenizer is not None:
             if dropout:
-                raise ValueError("dropout is not available with a Python pre-tokenizer")
+                raise InvalidInputError("dropout is not available with a Python pre-tokenizer")
             if forbidden is not None:
                 forbidden.refuse_in(text)
             return self._encode_python_pieces(text, matcher)
         if dropout is not None:
             if not 0.0 <= dropout <= 1.0:
-                raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+                raise InvalidInputError(f"dropout must be between 0 and 1, got {dropout}")
             if seed < 0:
-                raise ValueError(f"seed must be >= 0, got {seed}")
+                raise InvalidInputError(f"seed must be >= 0, got {seed}")
             return self._core.encode(text, matcher, forbidden, float(dropout), seed)
         return self._core.encode(text, matcher, forbidden)
 
@@ -251,7 +255,7 @@ class Tokenizer:
     ) -> tuple[list[str], _core.Specials | None, _core.Specials | None]:
         """A batch's texts (cleaned) and special-token plan; checks `num_threads`."""
         if num_threads is not None and num_threads < 1:
-            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+            raise InvalidInputError(f"num_threads must be >= 1, got {num_threads}")
         texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
         return (texts, *self._special_plan(allowed, disallowed))
 
@@ -373,7 +377,7 @@ class Tokenizer:
         """Writes the model. format: "native" (subword's JSON: everything), "hf"
         (tokenizer.json), "tiktoken" (byte-level, rank-ordered models only) or "gpt2"
         (`path` is a folder that gets vocab.json and merges.txt). A format that cannot
-        express the model raises ValueError naming what it lacks."""
+        express the model raises InvalidInputError naming what it lacks."""
         from pathlib import Path
 
         from subword.formats import write_gpt2, write_hf, write_tiktoken
@@ -387,7 +391,7 @@ class Tokenizer:
             write_tiktoken(self._spec, path)
         elif format == "gpt2":
             if self.config.pre_tokenizer != "gpt2":
-                raise ValueError(
+                raise InvalidInputError(
                     "GPT-2 files cannot record the pre-tokenizer "
                     f"{self.config.pre_tokenizer!r} (loading them assumes 'gpt2'): save as "
                     "'hf' or 'native' instead"
@@ -396,4 +400,4 @@ class Tokenizer:
             folder.mkdir(parents=True, exist_ok=True)
             write_gpt2(self._spec, folder / "vocab.json", folder / "merges.txt")
         else:
-            raise ValueError(f"format={format!r}: use native, hf, tiktoken or gpt2")
+            raise InvalidInputError(f"format={format!r}: use native, hf, tiktoken or gpt2")

@@ -11,8 +11,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Union
 
-from subword import _core, pretokenizers
+from subword import _core
+from subword import pre_tokenizers as pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
+from subword.errors import InvalidInputError
 from subword.files import read_lines
 from subword.tokenizer import Tokenizer, resolve_pattern
 
@@ -21,51 +23,56 @@ Source = Union[str, os.PathLike, Iterable, Mapping]
 _BATCH_TEXTS = 4096  # texts per hand-over to the core: amortizes the call, bounds memory
 
 
+_T = TrainConfig
+_M = TokenizerConfig
+
+
 def train(
     source: Source,
     *,
-    kind: str = "classic",
-    num_merges: int | None = None,
-    vocab_size: int | None = None,
-    min_frequency: int = 2,
+    kind: str = _M.kind,
+    num_merges: int | None = _T.num_merges,
+    vocab_size: int | None = _T.vocab_size,
+    min_frequency: int = _T.min_frequency,
     end_of_word: str | None = None,
-    end_of_word_symbol: str = "</w>",
-    tie_break: str = "lexicographic",
-    special_tokens: Iterable[str] = (),
-    unk_token: str | None = "<unk>",
-    unknown: str = "unk",
-    algorithm: str = "bpe",
-    continuation_prefix: str = "##",
+    end_of_word_symbol: str = _M.end_of_word_symbol,
+    tie_break: str = _T.tie_break,
+    special_tokens: Iterable[str] = _T.special_tokens,
+    unk_token: str | None = _M.unk_token,
+    unknown: str = _M.unknown,
+    algorithm: str = _M.algorithm,
+    continuation_prefix: str = _M.continuation_prefix,
     pre_tokenizer: str | None = None,
-    normalization: str | None = None,
-    lowercase: bool = False,
-    errors: str = "strict",
-    show_progress: bool | None = None,
-    korean_drop_tags: Iterable[str] = (),
-    korean_spacing: bool = True,
+    normalization: str | None = _M.normalization,
+    lowercase: bool = _M.lowercase,
+    errors: str = _T.errors,
+    show_progress: bool | None = _T.show_progress,
+    korean_drop_tags: Iterable[str] = _M.korean_drop_tags,
+    korean_spacing: bool = _M.korean_spacing,
 ) -> Tokenizer:
-    """Learns a BPE vocabulary.
+    """Learns a BPE vocabulary. Each option is described in the README's option table
+    (declared in `subword.config`); the defaults are those of `TrainConfig` and
+    `TokenizerConfig`, except where they depend on `kind`:
 
     source: a path or a list/tuple of paths (plain text or .gz, UTF-8); a word table
         `dict[str, int]`; or any other iterable of strings (texts; to pass a list of texts,
         pass `iter(texts)`).
     kind: "classic" (characters; words split on whitespace; `end_of_word` defaults to
-        "separate" with `end_of_word_symbol`) or "byte" (UTF-8 bytes, regex pre-tokenizer,
-        `end_of_word` defaults to "none"; no unknown symbols).
+        "separate") or "byte" (UTF-8 bytes, regex pre-tokenizer "gpt2" by default,
+        `end_of_word` "none"; no unknown symbols).
     num_merges / vocab_size: stop after that many merges, or when the vocabulary (special
         tokens + alphabet + merged tokens) reaches that size; both: whichever comes first;
         neither: merge while some pair occurs `min_frequency` times.
-    tie_break: "lexicographic" (default), "first" or "subword-nmt"; see the README.
-    algorithm: "bpe" (apply merges) or "greedy" (longest match with "##" continuation
-        pieces, seed 003; end_of_word defaults to "none"). A greedy model's vocabulary
-        also holds the continuation form of each token; `vocab_size` counts the plain ones.
-    errors: "strict" (invalid UTF-8 in a file is an error naming the file and byte) or
-        "replace".
+    algorithm="greedy": WordPiece-style longest match with "##" continuation pieces
+        (end_of_word defaults to "none"). A greedy model's vocabulary also holds the
+        continuation form of each token; `vocab_size` counts the plain ones.
     pre_tokenizer="korean": words split into morphemes by Kiwi (`pip install
-        subword[korean]`); `normalization` then defaults to "nfc". `korean_drop_tags`
-        (Kiwi tags or "Josa", "Punctuation", "Foreign") and `korean_spacing` are its
-        options, described in `subword.korean`.
+        subword[korean]`); `normalization` then defaults to "nfc".
     """
+    if isinstance(special_tokens, str):
+        raise InvalidInputError("special_tokens must be a list of strings, not one string")
+    if isinstance(korean_drop_tags, str):
+        korean_drop_tags = (korean_drop_tags,)
     specials = list(dict.fromkeys(special_tokens))
     settings = TrainConfig(
         num_merges=num_merges,
@@ -73,6 +80,7 @@ def train(
         min_frequency=min_frequency,
         tie_break=tie_break,
         special_tokens=tuple(specials),
+        errors=errors,
         show_progress=show_progress,
     )
     if end_of_word is None:
@@ -92,14 +100,14 @@ def train(
         unknown=unknown if kind == "classic" else "unk",
         algorithm=algorithm,
         continuation_prefix=continuation_prefix,
-        korean_drop_tags=(
-            (korean_drop_tags,) if isinstance(korean_drop_tags, str) else tuple(korean_drop_tags)
-        ),
+        korean_drop_tags=tuple(korean_drop_tags),
         korean_spacing=korean_spacing,
     )
     if config.kind == "classic" and config.unknown == "unk" and not config.unk_token:
-        raise ValueError("unknown='unk' needs an unk_token; pass unknown='error' to have none")
-    progress = sys.stderr.isatty() if show_progress is None else show_progress
+        raise InvalidInputError(
+            "unknown='unk' needs an unk_token; pass unknown='error' to have none"
+        )
+    progress = sys.stderr.isatty() if settings.show_progress is None else settings.show_progress
 
     python_pre_tokenizer = pretokenizers.get(config)
     if python_pre_tokenizer is None:
@@ -171,7 +179,9 @@ def _texts_of(source: Source, errors: str) -> Iterable[str]:
     if isinstance(source, (list, tuple)):
         return read_lines(source, errors, keep_ends=True)
     if isinstance(source, Mapping):
-        raise ValueError("a word table is already pre-tokenized: use the default pre_tokenizer")
+        raise InvalidInputError(
+            "a word table is already pre-tokenized: use the default pre_tokenizer"
+        )
     return source
 
 
@@ -215,7 +225,7 @@ def count_source(
     if isinstance(source, Mapping):
         for word, count in source.items():
             if not isinstance(word, str) or not isinstance(count, int) or count < 0:
-                raise ValueError(
+                raise InvalidInputError(
                     f"word table entry {word!r}: {count!r} must map a string to a count >= 0"
                 )
             if count:

@@ -11,8 +11,10 @@ import argparse
 import sys
 from typing import TextIO
 
-from subword.commands._io import output, read_input
-from subword.compression import DEFAULT_BLOCK_SIZE, Step, StepFormatter, compress, decompress
+from subword.compression import DEFAULT_BLOCK_SIZE, Step, compress, decompress
+from subword.errors import InvalidInputError
+from subword.files import output, read_input
+from subword.teaching.compression import StepFormatter
 
 #: Longest rendering of a block printed by `--steps`, in characters.
 STEPS_WIDTH = 200
@@ -65,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_compress(args: argparse.Namespace) -> int:
     to_stdout = args.output == "-"
     if to_stdout and sys.stdout.isatty():
-        raise ValueError(
+        raise InvalidInputError(
             "compressed data is binary; not writing it to a terminal (use -o OUT or redirect)"
         )
     data = read_input(args.input)
@@ -83,7 +85,7 @@ def run_decompress(args: argparse.Namespace) -> int:
     try:
         restored = decompress(data)
     except ValueError as exc:
-        raise ValueError(f"{_name(args.input)}: {exc}") from None
+        raise InvalidInputError(f"{_name(args.input)}: {exc}") from None
     _write_output(args.output, restored)
     return 0
 

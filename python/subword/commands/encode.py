@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from subword.cli import UsageError
-from subword.commands._io import output, read_lines
+from subword.errors import UsageError
+from subword.files import output, read_lines
 
 _BATCH = 2048  # lines encoded per parallel batch
 

@@ -3,7 +3,7 @@
 Training on a small word table shows every iteration (the pair counts, the chosen pair, the
 table after the merge); `--encode WORD ...` then shows how the merges segment new words, one
 merge at a time. With `--model`, the merges of a saved tokenizer are applied instead.
-Everything runs on the pure-Python reference (`subword.reference`), so keep inputs small.
+It is a thin command over `subword.teaching.trace`; keep inputs small.
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable
 
-from subword import reference
-from subword.cli import UsageError
-
-Emit = Callable[[str], None]
+from subword.errors import UsageError
+from subword.teaching import reference
+from subword.teaching.trace import explain_apply, explain_learn
 
 _COUNT = re.compile(r"[0-9]+")
 
@@ -40,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--tie-break",
         choices=reference.TIE_BREAKS,
         default="first",
-        help="rule among equally frequent pairs (default: first, as the seeds do)",
+        help="rule among equally frequent pairs (default: first, as the textbook example does)",
     )
     p.add_argument(
         "--min-frequency",
@@ -118,62 +116,6 @@ def count_words(text: str) -> dict[str, int]:
     return counts
 
 
-def format_table(table: reference.WordTable) -> str:
-    """The word table as the seeds print it: {'l o w </w>': 5, ...}."""
-    return "{" + ", ".join(f"{' '.join(symbols)!r}: {count}" for symbols, count in table) + "}"
-
-
-def explain_learn(
-    table: reference.WordTable,
-    num_merges: int,
-    tie_break: str = "first",
-    min_frequency: int = 1,
-    emit: Emit = print,
-) -> list[reference.Pair]:
-    """Learn merges on `table`, emitting every iteration; return the merges."""
-    emit(f"dictionary: {format_table(table)}")
-
-    def show(step: reference.Step) -> None:
-        emit("")
-        emit(f"Iteration {step.index + 1}")
-        emit(f"pair counts: {step.pair_counts!r}")
-        emit(f"new merge: {step.best!r} (count {step.count})")
-        emit(f"dictionary: {format_table(step.table_after)}")
-
-    merges, final = reference.learn(table, num_merges, tie_break, min_frequency, on_step=show)
-    if len(merges) < num_merges:
-        counts = reference.pair_counts(final)
-        if not counts:
-            reason = "no pair is left"
-        else:
-            best = max(counts.values())
-            reason = f"the most frequent pair occurs {best} times (< {min_frequency})"
-        emit("")
-        emit(f"stopped after {len(merges)} merges: {reason}")
-    emit("")
-    emit(f"merges: {merges!r}")
-    return merges
-
-
-def explain_apply(
-    word: str,
-    merges: list[reference.Pair],
-    end_of_word: str = "separate",
-    end_of_word_symbol: str = "</w>",
-    emit: Emit = print,
-) -> list[str]:
-    """Segment `word` with `merges`, emitting each merge applied; return the symbols."""
-    symbols = reference.split_word(word, end_of_word, end_of_word_symbol)
-    emit(f"word split into characters: {tuple(symbols)!r}")
-
-    def show(rank: int, pair: reference.Pair, after: list[str]) -> None:
-        emit(f"merge rank {rank} {pair!r}: {tuple(after)!r}")
-
-    result = reference.apply(symbols, merges, on_step=show)
-    emit(f"result: {tuple(result)!r}")
-    return result
-
-
 def _read(path: str) -> str:
     try:
         if path == "-":
@@ -189,10 +131,7 @@ def _read(path: str) -> str:
 def _load_model(path: str) -> tuple[list[reference.Pair], str, str]:
     import subword
 
-    load = getattr(subword, "load", None)
-    if load is None:
-        raise UsageError("loading a model is not available in this build (no subword.load)")
-    tokenizer = load(path)
+    tokenizer = subword.load(path)
     config = tokenizer.config
     if config.kind != "classic":
         raise UsageError(f"--model: explain shows classic models only, {path} is {config.kind!r}")

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 
 from subword import _core
-from subword.cli import UsageError
+from subword.errors import UsageError
 from subword.files import _open_binary, output
 from subword.formats.codes import parse_vocab_line
 

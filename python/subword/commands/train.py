@@ -1,4 +1,5 @@
-"""`subword train`: learn a vocabulary from files or stdin and save the model."""
+"""`subword train`: learn a vocabulary from files or stdin and save the model. Its flags are
+the training and model options declared in `subword.config` (see `subword.options`)."""
 
 from __future__ import annotations
 
@@ -7,98 +8,56 @@ import sys
 import time
 from pathlib import Path
 
-from subword.cli import UsageError
-from subword.commands._io import read_lines
-from subword.config import END_OF_WORD, KINDS, NORMALIZATIONS, TIE_BREAKS
+from subword.errors import UsageError
+from subword.files import read_lines
+
+# Options with a flag of their own here, or set by the trainer.
+_NOT_FLAGS = ("continuation_prefix",)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from subword.config import TokenizerConfig, TrainConfig
+    from subword.options import add_arguments
+
     p = subparsers.add_parser(
         "train",
         help="learn a BPE vocabulary from text",
         description="Learn BPE merges from UTF-8 text files (plain or .gz) or stdin, and save "
-        "the model as JSON.",
+        "the model as JSON. Every option of subword.train has a flag here.",
     )
     p.add_argument("inputs", nargs="*", metavar="FILE", help="text files; none or - for stdin")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
-    size = p.add_mutually_exclusive_group()
-    size.add_argument("--vocab-size", type=int, metavar="N", help="target vocabulary size")
-    size.add_argument("--merges", type=int, metavar="N", help="number of merges to learn")
-    p.add_argument("--kind", choices=KINDS, default="classic", help="classic (characters) or byte")
-    p.add_argument("--min-frequency", type=int, default=2, metavar="N", help="default 2")
-    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic")
-    p.add_argument("--end-of-word", choices=END_OF_WORD, help="default: separate (classic)")
-    p.add_argument("--end-of-word-symbol", default="</w>", metavar="SYMBOL")
-    p.add_argument(
-        "--special-token", action="append", default=[], metavar="TOKEN", help="repeatable"
-    )
-    p.add_argument("--unk-token", default="<unk>", metavar="TOKEN")
-    p.add_argument(
-        "--algorithm",
-        choices=("bpe", "greedy"),
-        default="bpe",
-        help="greedy: longest match with ## continuations (seed 003)",
-    )
+    names = add_arguments(p, TrainConfig, TokenizerConfig, skip=_NOT_FLAGS)
     p.add_argument(
         "--vocab-txt", metavar="FILE", help="also write the plain vocabulary, one token a line"
     )
-    p.add_argument("--unknown", choices=("unk", "error"), default="unk")
-    p.add_argument(
-        "--pre-tokenizer",
-        metavar="NAME|REGEX",
-        help="whitespace (classic default), korean (morphemes by Kiwi), or a regex",
-    )
-    p.add_argument(
-        "--korean-drop-tags",
-        default="",
-        metavar="TAGS",
-        help="korean: comma-separated Kiwi tags or groups to drop (Josa,Punctuation,Foreign)",
-    )
-    p.add_argument(
-        "--korean-spacing",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="korean: mark word starts so decode restores the spacing (default: on)",
-    )
-    p.add_argument("--normalization", choices=[n for n in NORMALIZATIONS if n])
-    p.add_argument("--lowercase", action="store_true")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, option_names=names)
 
 
 def run(args: argparse.Namespace) -> int:
     import subword
+    from subword.options import given
 
-    if args.vocab_size is None and args.merges is None:
-        raise UsageError("give --vocab-size N or --merges N")
+    options = given(args, args.option_names)
+    if args.vocab_size is None and args.num_merges is None:
+        raise UsageError("give --vocab-size N or --num-merges N")
     files = [f for f in args.inputs if f != "-"]
     for f in files:
+        if Path(f).is_dir():
+            raise UsageError(f"{f}: is a folder; give text files")
         if not Path(f).is_file():
             raise UsageError(f"{f}: no such file")
-    source = files if files and len(files) == len(args.inputs) else read_lines(args.inputs)
+    if args.quiet:
+        options["show_progress"] = False
+    # A flag given as "a,b" or repeated gives the same list of tags.
+    if "korean_drop_tags" in options:
+        tags = [t.strip() for v in options["korean_drop_tags"] for t in v.split(",")]
+        options["korean_drop_tags"] = [t for t in tags if t]
+    errors = options.get("errors", "strict")
+    source = files if files and len(files) == len(args.inputs) else read_lines(args.inputs, errors)
     start = time.perf_counter()
-    tok = subword.train(
-        source,
-        kind=args.kind,
-        vocab_size=args.vocab_size,
-        num_merges=args.merges,
-        min_frequency=args.min_frequency,
-        tie_break=args.tie_break,
-        end_of_word=args.end_of_word,
-        end_of_word_symbol=args.end_of_word_symbol,
-        special_tokens=args.special_token,
-        unk_token=args.unk_token,
-        unknown=args.unknown,
-        algorithm=args.algorithm,
-        pre_tokenizer=args.pre_tokenizer,
-        normalization=args.normalization,
-        lowercase=args.lowercase,
-        errors=args.errors,
-        show_progress=False if args.quiet else None,
-        korean_drop_tags=[t.strip() for t in args.korean_drop_tags.split(",") if t.strip()],
-        korean_spacing=args.korean_spacing,
-    )
+    tok = subword.train(source, **options)
     tok.save(args.output)
     if args.vocab_txt:
         tok.save_vocab_txt(args.vocab_txt)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from subword._lazy import lazy_exports
+from subword.errors import FormatError
 
 if TYPE_CHECKING:
     from subword.formats._files import PathLike
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from subword.formats.clip import clean_text, find_clip_vocab, read_clip
     from subword.formats.gpt2 import read_gpt2, write_gpt2
     from subword.formats.hf import read_hf, write_hf
-    from subword.formats.patterns import PATTERNS, resolve_pattern
     from subword.formats.tiktoken import (
         default_special_tokens,
         find_tiktoken_file,
@@ -52,8 +52,6 @@ _EXPORTS = {
     "write_gpt2": "gpt2",
     "read_hf": "hf",
     "write_hf": "hf",
-    "PATTERNS": "patterns",
-    "resolve_pattern": "patterns",
     "default_special_tokens": "tiktoken",
     "find_tiktoken_file": "tiktoken",
     "read_tiktoken": "tiktoken",
@@ -62,7 +60,6 @@ _EXPORTS = {
 
 __all__ = [
     "BYTE_TO_UNICODE",
-    "PATTERNS",
     "UNICODE_TO_BYTE",
     "bytes_to_token",
     "clean_text",
@@ -74,7 +71,6 @@ __all__ = [
     "read_gpt2",
     "read_hf",
     "read_tiktoken",
-    "resolve_pattern",
     "token_to_bytes",
     "write_gpt2",
     "write_hf",
@@ -94,7 +90,7 @@ def detect_format(path: PathLike) -> str:
     """Which format a model file is in: "native", "hf", "tiktoken", "clip" or "gpt2".
 
     A folder holding tokenizer.json is "hf"; one holding vocab.json and merges.txt is "gpt2".
-    Raises ValueError when the file is none of them.
+    Raises FormatError when the file is none of them.
     """
     path = Path(path)
     if path.is_dir():
@@ -110,7 +106,7 @@ def detect_format(path: PathLike) -> str:
         return "tiktoken"
     if first_line.startswith(b"#version") and (path.parent / "vocab.json").is_file():
         return "gpt2"
-    raise ValueError(f"{path}: cannot tell the model format")
+    raise FormatError(f"{path}: cannot tell the model format")
 
 
 def _detect_folder(path: Path) -> str:
@@ -118,7 +114,7 @@ def _detect_folder(path: Path) -> str:
         return "hf"
     if (path / "vocab.json").is_file() and (path / "merges.txt").is_file():
         return "gpt2"
-    raise ValueError(f"{path}: folder has no tokenizer.json, nor vocab.json with merges.txt")
+    raise FormatError(f"{path}: folder has no tokenizer.json, nor vocab.json with merges.txt")
 
 
 def _detect_gzip(path: Path) -> str:
@@ -128,19 +124,19 @@ def _detect_gzip(path: Path) -> str:
         with gzip.open(path, "rb") as f:
             first_line = f.readline(4096)
     except (OSError, EOFError) as e:
-        raise ValueError(f"{path}: unreadable gzip data ({e})") from None
+        raise FormatError(f"{path}: unreadable gzip data ({e})") from None
     # CLIP's header line reads '"bpe_simple_vocab_16e6.txt#version: 0.2'.
     if b"#version" in first_line:
         return "clip"
-    raise ValueError(f"{path}: a gzip file without a '#version' header line is no CLIP vocab")
+    raise FormatError(f"{path}: a gzip file without a '#version' header line is no CLIP vocab")
 
 
 def _detect_json(path: Path) -> str:
-    from subword.files import read_json_document
+    from subword.files import read_json
 
-    data = read_json_document(path)
+    data = read_json(path)
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a JSON model file must hold an object")
+        raise FormatError(f"{path}: a JSON model file must hold an object")
     if data.get("format") == "subword":
         return "native"
     if "model" in data:
@@ -148,5 +144,5 @@ def _detect_json(path: Path) -> str:
     if data and all(isinstance(v, int) for v in data.values()):
         if (path.parent / "merges.txt").is_file():
             return "gpt2"
-        raise ValueError(f"{path}: a token -> id vocab without a merges.txt beside it")
-    raise ValueError(f"{path}: JSON that is neither a subword, HF nor GPT-2 model")
+        raise FormatError(f"{path}: a token -> id vocab without a merges.txt beside it")
+    raise FormatError(f"{path}: JSON that is neither a subword, HF nor GPT-2 model")

@@ -8,6 +8,8 @@ given the code points 256, 257, ... in byte order, so no token contains whitespa
 
 from __future__ import annotations
 
+from subword.errors import InvalidInputError
+
 
 def _printable(b: int) -> bool:
     # '!'..'~', '¡'..'¬', '®'..'ÿ': the Latin-1 characters that are visible and not spaces.
@@ -46,12 +48,12 @@ def bytes_to_token(b: bytes) -> str:
 def token_to_bytes(s: str) -> bytes:
     """The bytes a byte-level token string stands for ("Ġthe" -> b" the").
 
-    Raises ValueError naming the first character that is not in the table.
+    Raises InvalidInputError naming the first character that is not in the table.
     """
     try:
         return s.translate(_DECODE).encode("latin-1")
     except UnicodeEncodeError:
         bad = next(c for c in s if c not in UNICODE_TO_BYTE)
-        raise ValueError(
+        raise InvalidInputError(
             f"{bad!r} (U+{ord(bad):04X}) in token {s!r} is not a byte-level character"
         ) from None

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from subword.config import ModelSpec, TokenizerConfig
+from subword.errors import FormatError, InvalidInputError
 from subword.files import write_all_or_none
 from subword.formats._files import (
     PathLike,
@@ -17,7 +18,7 @@ from subword.formats._files import (
     read_json,
 )
 from subword.formats.bytes_unicode import token_to_bytes
-from subword.formats.patterns import pattern_name
+from subword.pre_tokenizers.patterns import pattern_name
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -32,7 +33,7 @@ def read_merges_txt(path: PathLike, vocab: dict[str, int]) -> list[tuple[str, st
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 at byte offset {e.start}") from None
+        raise FormatError(f"{path}: not UTF-8 at byte offset {e.start}") from None
     merges = []
     for lineno, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -105,7 +106,9 @@ def _check_expressible(spec: ModelSpec) -> None:
         ("lowercase", config.lowercase),
     ):
         if bad:
-            raise ValueError(f"cannot write {name}={getattr(config, name)!r} as GPT-2: {why}")
+            raise InvalidInputError(
+                f"cannot write {name}={getattr(config, name)!r} as GPT-2: {why}"
+            )
     for token in spec.vocab:
         if token not in spec.special_tokens:
             token_to_bytes(token)  # raises on a token that is not byte-level

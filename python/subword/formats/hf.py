@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from subword.config import ModelSpec, TokenizerConfig
+from subword.errors import InvalidInputError
 from subword.formats._files import (
     PathLike,
     add_special_tokens,
@@ -31,7 +32,7 @@ from subword.formats._files import (
     read_json,
     write_atomic,
 )
-from subword.formats.patterns import (
+from subword.pre_tokenizers.patterns import (
     CLIP_ORIGINAL,
     from_oniguruma,
     pattern_name,
@@ -257,7 +258,7 @@ def to_hf_json(spec: ModelSpec) -> dict[str, Any]:
     """The tokenizer.json object for a spec (see write_hf)."""
     config = spec.config
     if config.end_of_word == "separate":
-        raise ValueError(
+        raise InvalidInputError(
             "cannot write end_of_word='separate' to tokenizer.json: HF BPE can only attach "
             f"{config.end_of_word_symbol!r} to the last symbol (end_of_word='attached')"
         )

@@ -11,7 +11,8 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from subword.config import ModelSpec, TokenizerConfig
-from subword.files import read_json_document, write_atomic
+from subword.errors import FormatError
+from subword.files import read_json, write_atomic
 
 FORMAT = "subword"
 VERSION = 1
@@ -38,18 +39,18 @@ def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | No
 def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:
     """Reads a model file; returns the spec and the optional training record."""
     name = str(path)
-    doc = read_json_document(path)
+    doc = read_json(path)
     spec = spec_from_document(doc, name)
     return spec, doc.get("training") or {}
 
 
-def _fail(name: str, field: str, problem: str) -> ValueError:
-    return ValueError(f"{name}: field {field}: {problem}")
+def _fail(name: str, field: str, problem: str) -> FormatError:
+    return FormatError(problem, path=name, field=f"field {field}")
 
 
 def spec_from_document(doc: Any, name: str) -> ModelSpec:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ValueError(f'{name}: not a subword model file (no "format": "{FORMAT}")')
+        raise FormatError(f'{name}: not a subword model file (no "format": "{FORMAT}")')
     version = doc.get("version")
     if version != VERSION:
         raise _fail(name, "version", f"{version!r} is not supported (this subword reads {VERSION})")

@@ -16,9 +16,10 @@ from operator import itemgetter
 from pathlib import Path
 
 from subword.config import ModelSpec, TokenizerConfig
+from subword.errors import FormatError, InvalidInputError
 from subword.formats._files import PathLike, add_special_tokens, line_error, write_atomic
 from subword.formats.bytes_unicode import bytes_to_token, token_to_bytes
-from subword.formats.patterns import pattern_name
+from subword.pre_tokenizers.patterns import pattern_name
 
 _ENDOFTEXT = "<|endoftext|>"
 _FIM_PREFIX = "<|fim_prefix|>"
@@ -57,7 +58,7 @@ def default_special_tokens(name: str) -> dict[str, int]:
         return dict(_SPECIAL_TOKENS[_encoding_name(name)])
     except KeyError:
         known = ", ".join(_SPECIAL_TOKENS)
-        raise ValueError(f"no known special tokens for {name!r}; known: {known}") from None
+        raise InvalidInputError(f"no known special tokens for {name!r}; known: {known}") from None
 
 
 def find_tiktoken_file(name: str = "cl100k_base") -> Path | None:
@@ -84,7 +85,7 @@ def find_tiktoken_file(name: str = "cl100k_base") -> Path | None:
 
 def read_ranks(path: PathLike) -> dict[bytes, int]:
     """Token bytes -> rank, as tiktoken's own loader reads the file, but strict: a corrupt
-    line, a duplicate rank or a duplicate token is a ValueError naming the file and line."""
+    line, a duplicate rank or a duplicate token is a FormatError naming the file and line."""
     ranks: dict[bytes, int] = {}
     line_of_rank: dict[int, int] = {}
     # bytes.splitlines and skipping blank lines: what tiktoken.load.load_tiktoken_bpe does.
@@ -119,56 +120,17 @@ def _parse_line(path: PathLike, lineno: int, line: bytes) -> tuple[bytes, int]:
     return token, int(rank_text)
 
 
-def split_by_lower_ranks(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
-    """The parts tiktoken's algorithm leaves when it encodes `token`'s bytes using only the
-    tokens ranked below `token`: repeatedly merge the adjacent pair forming the lowest-ranked
-    token, the leftmost such pair on a tie, until no pair forms one. Two parts mean `token` is
-    built by merging them."""
-    limit = ranks[token]
-    get = ranks.get
-    parts = [token[i : i + 1] for i in range(len(token))]
-    # pair_ranks[i] is the rank of parts[i] + parts[i+1]; `limit` stands for "not a token
-    # below this one". After a merge only the two pairs touching it change.
-    pair_ranks = [get(a + b, limit) for a, b in zip(parts, parts[1:])]
-    while pair_ranks:
-        best = min(pair_ranks)
-        if best >= limit:
-            break
-        i = pair_ranks.index(best)  # index() finds the leftmost
-        merged = parts[i] + parts[i + 1]
-        parts[i : i + 2] = [merged]
-        del pair_ranks[i]
-        if i > 0:
-            pair_ranks[i - 1] = get(parts[i - 1] + merged, limit)
-        if i < len(pair_ranks):
-            pair_ranks[i] = get(merged + parts[i + 1], limit)
-    return parts
-
-
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """The merge that builds each multi-byte token, in rank order: the two parts
-    `split_by_lower_ranks` leaves. A token whose bytes do not end in exactly two parts
-    (tiktoken can only reach it as a whole pre-token) gets no merge; every cl100k token has
-    one.
-
-    Runs in the core (the same algorithm): in Python this was most of the loading time of
-    cl100k, about 2.5 s of the shared machine's CPU."""
+    """The merge that builds each multi-byte token, in rank order: the two parts left when
+    the token's bytes are encoded with only the tokens ranked below it (tiktoken's
+    algorithm). A token whose bytes do not end in exactly two parts (tiktoken can only reach
+    it as a whole pre-token) gets no merge; every cl100k token has one. Runs in the core;
+    `tests/tiktoken_reference.py` holds the readable Python version it is tested against."""
     from subword import _core
 
     ordered = sorted(ranks.items(), key=itemgetter(1))
     cuts = _core.recover_merge_cuts(ordered)
     return [(token[:cut], token[cut:]) for (token, _), cut in zip(ordered, cuts) if cut]
-
-
-def recover_merges_in_python(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """`recover_merges`, readable: the reference the core's version is tested against."""
-    merges = []
-    for token, _rank in sorted(ranks.items(), key=itemgetter(1)):
-        if len(token) > 1:
-            parts = split_by_lower_ranks(token, ranks)
-            if len(parts) == 2:
-                merges.append((parts[0], parts[1]))
-    return merges
 
 
 def read_tiktoken(
@@ -209,7 +171,7 @@ def _check_special_ids(path: PathLike, ranks: dict[bytes, int], specials: dict[s
     used = set(ranks.values())
     for text, id_ in specials.items():
         if id_ in used:
-            raise ValueError(f"{path}: special token {text!r} has id {id_}, already a rank")
+            raise FormatError(f"{path}: special token {text!r} has id {id_}, already a rank")
         used.add(id_)
 
 
@@ -220,7 +182,7 @@ def write_tiktoken(spec: ModelSpec, path: PathLike) -> None:
     """Write the spec's tokens as a `.tiktoken` file, in id order.
 
     The file holds ranks only: the pre-tokenizer pattern and special tokens are given again
-    to `read_tiktoken`. Raises ValueError naming what the format cannot express: a model that
+    to `read_tiktoken`. Raises InvalidInputError naming what the format cannot express: a model that
     is not plain byte-level, or ids that are not ranks from which tiktoken's rule rebuilds
     exactly the spec's merges.
     """
@@ -245,7 +207,9 @@ def _check_expressible(spec: ModelSpec) -> None:
     }
     for name, (bad, why) in problems.items():
         if bad:
-            raise ValueError(f"cannot write {name}={getattr(config, name)!r} to tiktoken: {why}")
+            raise InvalidInputError(
+                f"cannot write {name}={getattr(config, name)!r} to tiktoken: {why}"
+            )
 
 
 def _ranks_of(spec: ModelSpec) -> dict[bytes, int]:
@@ -258,12 +222,14 @@ def _ranks_of(spec: ModelSpec) -> dict[bytes, int]:
         if specials.get(token) == id_:
             continue
         if id_ in seen_ids:
-            raise ValueError(f"tokens {seen_ids[id_]!r} and {token!r} share id {id_}")
+            raise InvalidInputError(f"tokens {seen_ids[id_]!r} and {token!r} share id {id_}")
         seen_ids[id_] = token
         ranks[token_to_bytes(token)] = id_
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
-        raise ValueError(f"a byte-level vocab must hold all 256 bytes; missing {missing[:8]}")
+        raise InvalidInputError(
+            f"a byte-level vocab must hold all 256 bytes; missing {missing[:8]}"
+        )
     return ranks
 
 
@@ -273,13 +239,13 @@ def _check_ranks_rebuild_merges(spec: ModelSpec, ranks: dict[bytes, int]) -> Non
     rebuilt = [(bytes_to_token(a), bytes_to_token(b)) for a, b in recover_merges(ranks)]
     for i, (ours, theirs) in enumerate(zip(spec.merges, rebuilt)):
         if ours != theirs:
-            raise ValueError(
+            raise InvalidInputError(
                 f"ids are not consistent ranks: merge {i} is {ours} (making {''.join(ours)!r}), "
                 f"but tiktoken's rank rule on these ids gives {theirs} "
                 f"(making {''.join(theirs)!r})"
             )
     if len(spec.merges) != len(rebuilt):
-        raise ValueError(
+        raise InvalidInputError(
             f"ids are not consistent ranks: {len(spec.merges)} merges, but the ranks build "
             f"{len(rebuilt)} tokens"
         )

@@ -1,5 +1,9 @@
-"""Pre-tokenizers that run in Python (e.g. Korean morpheme analysis), for what the Rust
-core's regex and whitespace splitting cannot do. A pre-tokenizer named here is used by
+"""Stage 2, pre-tokenize: how text is cut into the pieces ("words") BPE works inside.
+
+Most pre-tokenizers run in the Rust core (`src/pretokenize/`): whitespace splitting and
+regexes, with the named regexes (gpt2, cl100k, o200k, clip, ...) in `patterns`. This package
+also holds pre-tokenizers that run in Python (Korean morpheme analysis, `korean`), for what
+the core's regex and whitespace splitting cannot do. A pre-tokenizer named here is used by
 `subword.train` and `Tokenizer.encode` in place of the core's: Python splits each text into
 pieces, the core encodes each piece.
 
@@ -23,15 +27,11 @@ Factory = Callable[[TokenizerConfig], PythonPreTokenizer]
 
 _FACTORIES: dict[str, Factory] = {}
 # Names whose module registers them on import (imported only when asked for).
-_MODULES = {"korean": "subword.korean"}
+_MODULES = {"korean": "subword.pre_tokenizers.korean"}
 
 
 def register(name: str, factory: Factory) -> None:
     _FACTORIES[name] = factory
-
-
-def is_python_pre_tokenizer(name: str) -> bool:
-    return name in _FACTORIES or name in _MODULES
 
 
 def get(config: TokenizerConfig) -> PythonPreTokenizer | None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from subword.errors import InvalidInputError
+
 # tiktoken's r50k/p50k/gpt2 pattern: GPT-2's original regex rewritten with possessive
 # quantifiers, which tiktoken documents as equivalent and faster.
 _GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -68,9 +70,9 @@ def resolve_pattern(name_or_regex: str) -> str:
     """The regex for a pattern name ("cl100k", "cl100k_base", ...); any other string is taken
     to be a regex already and returned unchanged."""
     if not name_or_regex:
-        raise ValueError("the pre-tokenizer pattern must not be empty")
+        raise InvalidInputError("the pre-tokenizer pattern must not be empty")
     if name_or_regex == "whitespace":
-        raise ValueError("'whitespace' is a pre-tokenizer mode, not a regex pattern")
+        raise InvalidInputError("'whitespace' is a pre-tokenizer mode, not a regex pattern")
     name = _ALIASES.get(name_or_regex, name_or_regex)
     return PATTERNS.get(name, name_or_regex)
 
@@ -102,12 +104,12 @@ _INTERVAL = re.compile(r"\{\d+(?:,\d*)?\}")
 def _read_escape(regex: str, i: int) -> int:
     """End index of the escape starting at regex[i] == '\\'."""
     if i + 1 >= len(regex):
-        raise ValueError(f"regex {regex!r} ends with a lone backslash")
+        raise InvalidInputError(f"regex {regex!r} ends with a lone backslash")
     nxt = regex[i + 1]
     if nxt in "pPxk" and i + 2 < len(regex) and regex[i + 2] in "{<":
         close = regex.find("}" if regex[i + 2] == "{" else ">", i + 2)
         if close < 0:
-            raise ValueError(f"regex {regex!r}: unclosed escape at offset {i}")
+            raise InvalidInputError(f"regex {regex!r}: unclosed escape at offset {i}")
         return close + 1
     if nxt in "pP":  # \pL: a one-letter class name
         return i + 3
@@ -141,7 +143,7 @@ def _read_class(regex: str, i: int) -> int:
             if depth == 0:
                 return j + 1
         j += 1
-    raise ValueError(f"regex {regex!r}: unclosed character class at offset {i}")
+    raise InvalidInputError(f"regex {regex!r}: unclosed character class at offset {i}")
 
 
 def _rewrite(regex: str, interval_plus, anchors: dict[str, str]) -> str:
@@ -167,7 +169,7 @@ def _rewrite(regex: str, interval_plus, anchors: dict[str, str]) -> str:
             i += 1
         elif c == ")":
             if not groups:
-                raise ValueError(f"regex {regex!r}: unbalanced ')' at offset {i}")
+                raise InvalidInputError(f"regex {regex!r}: unbalanced ')' at offset {i}")
             start = groups.pop()
             pieces[start:] = ["".join(pieces[start:]) + ")"]
             i += 1
@@ -186,7 +188,7 @@ def _rewrite(regex: str, interval_plus, anchors: dict[str, str]) -> str:
             pieces.append(anchors.get(c, c))
             i += 1
     if groups:
-        raise ValueError(f"regex {regex!r}: unclosed group")
+        raise InvalidInputError(f"regex {regex!r}: unclosed group")
     return "".join(pieces)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
+from subword.errors import InvalidInputError
+
 Pair = tuple[str, str]
 WordTable = list[tuple[tuple[str, ...], int]]
 WordCounts = Union[dict[str, int], list[tuple[str, int]]]
@@ -31,9 +33,11 @@ def split_word(
     last character (l o w</w>), "none" adds nothing (l o w).
     """
     if end_of_word not in END_OF_WORD:
-        raise ValueError(f"end_of_word={end_of_word!r} is not one of {', '.join(END_OF_WORD)}")
+        raise InvalidInputError(
+            f"end_of_word={end_of_word!r} is not one of {', '.join(END_OF_WORD)}"
+        )
     if not word:
-        raise ValueError("cannot split an empty word")
+        raise InvalidInputError("cannot split an empty word")
     symbols = list(word)
     if end_of_word == "separate":
         symbols.append(end_of_word_symbol)
@@ -71,9 +75,9 @@ def choose_pair(counts: dict[Pair, int], tie_break: str = "lexicographic") -> Pa
     "subword-nmt" the greatest pair.
     """
     if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break={tie_break!r} is not one of {', '.join(TIE_BREAKS)}")
+        raise InvalidInputError(f"tie_break={tie_break!r} is not one of {', '.join(TIE_BREAKS)}")
     if not counts:
-        raise ValueError("no pairs to choose from")
+        raise InvalidInputError("no pairs to choose from")
     highest = max(counts.values())
     tied = [pair for pair, count in counts.items() if count == highest]
     if tie_break == "first":
@@ -107,7 +111,7 @@ def merge_pair(pair: Pair, table: WordTable) -> WordTable:
 class Step:
     """One training iteration: the counts it saw, the pair it merged, and the table after.
 
-    `index` is the merge's rank (0 for the first merge); the seeds print it as index + 1.
+    `index` is the merge's rank (0 for the first merge); tutorials print it as index + 1.
     """
 
     index: int
@@ -130,11 +134,11 @@ def learn(
     `min_frequency` times.
     """
     if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break={tie_break!r} is not one of {', '.join(TIE_BREAKS)}")
+        raise InvalidInputError(f"tie_break={tie_break!r} is not one of {', '.join(TIE_BREAKS)}")
     if num_merges < 0:
-        raise ValueError(f"num_merges must be >= 0, got {num_merges}")
+        raise InvalidInputError(f"num_merges must be >= 0, got {num_merges}")
     if min_frequency < 1:
-        raise ValueError(f"min_frequency must be >= 1, got {min_frequency}")
+        raise InvalidInputError(f"min_frequency must be >= 1, got {min_frequency}")
     merges: list[Pair] = []
     for index in range(num_merges):
         counts = pair_counts(table)

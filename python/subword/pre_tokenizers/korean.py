@@ -51,8 +51,10 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from subword import _core, pretokenizers
+from subword import _core
+from subword import pre_tokenizers as pretokenizers
 from subword.config import TokenizerConfig
+from subword.errors import InvalidInputError
 
 SPACE_MARK = "\u2581"
 EXTRA_HINT = "pip install subword[korean]"
@@ -83,7 +85,7 @@ def expand_tags(names: Iterable[str]) -> frozenset[str]:
         elif name in KIWI_TAGS:
             tags.add(name)
         else:
-            raise ValueError(
+            raise InvalidInputError(
                 f"korean_drop_tags: {name!r} is neither a Kiwi tag (NNG, JKS, SF, ...) nor "
                 f"a group ({', '.join(TAG_GROUPS)})"
             )
