@@ -79,7 +79,7 @@ def test_model_file_with_invalid_json_names_the_line(model_file):
     lines = model_file.read_text().splitlines()
     lines[7] = lines[7] + " oops"
     model_file.write_text("\n".join(lines))
-    with pytest.raises(ValueError, match=r"model.json: line 8 column \d+: invalid JSON"):
+    with pytest.raises(ValueError, match=r"model.json, line 8, column \d+: invalid JSON"):
         subword.load(model_file)
 
 

@@ -602,7 +602,7 @@ def test_read_gpt2_rejects_bad_merges(tmp_path: Path, merges: str, message: str)
         ('{"a": 0, "b": 1, "a": 2}', "duplicate key 'a'"),
         ('{"a": 0, "b": 0}', "share id 0"),
         ('{"a": 0, "b": "1"}', "not an integer"),
-        ('{"a": 0,\n "b": }', "line 2, column 7: bad JSON"),
+        ('{"a": 0,\n "b": }', "line 2, column 7: invalid JSON"),
         ("[1, 2]", "expected a JSON object"),
     ],
 )

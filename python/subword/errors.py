@@ -28,7 +28,7 @@ class FormatError(InvalidInputError):
     """A file that is not a well-formed model, codes, count or vocabulary file.
 
     The message names where: `path, line N: ...` or `path: field: ...`; the parts are also
-    attributes (`path`, `line`, `field`, `offset`; None when not known)."""
+    attributes (`path`, `line`, `column`, `field`, `offset`; None when not known)."""
 
     def __init__(
         self,
@@ -36,15 +36,17 @@ class FormatError(InvalidInputError):
         *,
         path: str | os.PathLike[str] | None = None,
         line: int | None = None,
+        column: int | None = None,
         field: str | None = None,
         offset: int | None = None,
     ) -> None:
         self.path = None if path is None else os.fspath(path)
         self.line = line
+        self.column = column
         self.field = field
         self.offset = offset
         self.reason = message
-        super().__init__(_located(message, self.path, line, field, offset))
+        super().__init__(_located(message, self.path, line, column, field, offset))
 
 
 class UsageError(SubwordError):
@@ -52,11 +54,18 @@ class UsageError(SubwordError):
 
 
 def _located(
-    message: str, path: str | None, line: int | None, field: str | None, offset: int | None
+    message: str,
+    path: str | None,
+    line: int | None,
+    column: int | None,
+    field: str | None,
+    offset: int | None,
 ) -> str:
     where = path or ""
     if line is not None:
         where += f", line {line}" if where else f"line {line}"
+    if column is not None:
+        where += f", column {column}"
     if offset is not None:
         where += f", byte {offset}" if where else f"byte {offset}"
     if field is not None:

@@ -148,7 +148,7 @@ def read_json(path: PathLike) -> Any:
         return json.loads(text, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as exc:
         raise FormatError(
-            f"column {exc.colno}: invalid JSON ({exc.msg})", path=name, line=exc.lineno
+            f"invalid JSON ({exc.msg})", path=name, line=exc.lineno, column=exc.colno
         ) from None
     except RecursionError:
         raise FormatError("JSON nested too deeply to be a model file", path=name) from None

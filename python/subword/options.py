@@ -60,9 +60,8 @@ def option(
         "cli": cli,
         "cli_help": cli_help,
     }
-    if isinstance(default, (list, tuple)):
-        frozen = tuple(default)
-        return dataclasses.field(default_factory=lambda: frozen, metadata=metadata)
+    if isinstance(default, list):
+        default = tuple(default)  # immutable, so a plain default is safe
     return dataclasses.field(default=default, metadata=metadata)
 
 
@@ -105,7 +104,7 @@ def declared(cls: type) -> tuple[Declared, ...]:
         if "help" not in f.metadata:
             continue
         m = f.metadata
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default
         out.append(
             Declared(
                 name=f.name,

@@ -55,9 +55,9 @@ class StepFormatter:
 
     In text, a symbol is shown as a capital letter the block does not contain, taken from Z
     downwards as Gage's article does (then z downwards, then digits), and as ``<ff>`` (its
-    hex value) once those run out. In binary data every symbol is shown as ``<ff>`` and other bytes outside
-    printable ASCII as ``\\xNN``. Renderings longer than ``width`` characters are cut with
-    ``...``.
+    hex value) once those run out. In binary data every symbol is shown as ``<ff>`` and
+    other bytes outside printable ASCII as ``\\xNN``. Renderings longer than ``width``
+    characters are cut with ``...``.
     """
 
     _PLACEHOLDERS = "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba9876543210"
