@@ -72,7 +72,7 @@ def _subword(ctx: Ctx) -> Ops:
         raise Unavailable(f"subword is not installed: {e}") from e
     if not hasattr(subword, "load_tiktoken"):
         raise Unavailable("this build of subword has no load_tiktoken()")
-    tok = subword.load_tiktoken(str(cl100k.rank_file()), pattern="cl100k")
+    tok = subword.load_tiktoken(str(cl100k.rank_file()), pre_tokenizer="cl100k")
     ops = Ops(notes={})
     if hasattr(tok, "encode_ordinary"):
         ops.list = tok.encode_ordinary

@@ -143,7 +143,7 @@ def test_format_table_and_parse_words():
         (["--corpus", "/nonexistent/corpus.txt"], "cannot read /nonexistent/corpus.txt"),
         ([], "give exactly one of"),
         (["--words", "a:1", "--text", "a"], "give exactly one of"),
-        (["--words", "a:1", "--merges", "-1"], "--merges must be >= 0"),
+        (["--words", "a:1", "--merges", "-1"], "--num-merges must be >= 0"),
         (["--words", "a:1", "--min-frequency", "0"], "--min-frequency must be >= 1"),
         (["--words", "a:1", "--end-of-word-symbol", ""], "must not be empty"),
         (["--model", "m.json"], "--model needs --encode"),

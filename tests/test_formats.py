@@ -413,7 +413,7 @@ def test_read_tiktoken_rejects_bad_lines(tmp_path: Path, line: str, message: str
 
 def test_read_tiktoken_small_file_and_specials(tmp_path: Path) -> None:
     path = _tiktoken_file(tmp_path, ["YWI= 256", "", "YWJj 257"])  # blank lines are skipped
-    spec = read_tiktoken(path, pattern=PATTERNS["gpt2"], special_tokens={"<|x|>": 300})
+    spec = read_tiktoken(path, pre_tokenizer=PATTERNS["gpt2"], special_tokens={"<|x|>": 300})
     assert spec.vocab["ab"] == 256 and spec.vocab["abc"] == 257
     assert spec.merges == [("a", "b"), ("ab", "c")]
     assert spec.config.pre_tokenizer == "gpt2" and spec.special_tokens == {"<|x|>": 300}
@@ -456,7 +456,7 @@ def test_write_tiktoken_merge_model_round_trip(tmp_path: Path) -> None:
     spec = toy_byte_spec()
     out = tmp_path / "toy.tiktoken"
     write_tiktoken(spec, out)
-    back = read_tiktoken(out, pattern="gpt2", special_tokens=spec.special_tokens)
+    back = read_tiktoken(out, pre_tokenizer="gpt2", special_tokens=spec.special_tokens)
     assert back.vocab == spec.vocab and back.merges == spec.merges
 
 
@@ -574,7 +574,9 @@ def test_gpt2_round_trip(tmp_path: Path) -> None:
 def test_gpt2_export_of_cl100k(cl100k_spec: ModelSpec, tmp_path: Path) -> None:
     vocab, merges = tmp_path / "vocab.json", tmp_path / "merges.txt"
     write_gpt2(cl100k_spec, vocab, merges)
-    back = read_gpt2(vocab, merges, pattern="cl100k", special_tokens=cl100k_spec.special_tokens)
+    back = read_gpt2(
+        vocab, merges, pre_tokenizer="cl100k", special_tokens=cl100k_spec.special_tokens
+    )
     assert back.merges == cl100k_spec.merges and back.vocab == cl100k_spec.vocab
 
 

@@ -111,5 +111,7 @@ def test_tiktoken_export_loads_in_tiktoken(byte_model, tmp_path):
     )
     lines = corpus_lines("multi-fortunes.txt")[:5000]
     assert enc.encode_ordinary_batch(lines) == byte_model.encode_batch(lines)
-    again = subword.load_tiktoken(path, pattern="cl100k", special_tokens=byte_model.special_tokens)
+    again = subword.load_tiktoken(
+        path, pre_tokenizer="cl100k", special_tokens=byte_model.special_tokens
+    )
     assert again.encode_batch(lines) == byte_model.encode_batch(lines)

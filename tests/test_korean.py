@@ -18,9 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import subword
-from subword import _core, korean
+from subword import _core
 from subword.cli import main as cli_main
 from subword.config import TokenizerConfig
+from subword.pre_tokenizers import korean
 
 SEED_DROP = ("Josa", "Punctuation", "Foreign")
 

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.peer]
 
 @pytest.fixture(scope="module")
 def ours(cl100k_path):
-    return subword.load_tiktoken(cl100k_path, pattern="cl100k")
+    return subword.load_tiktoken(cl100k_path, pre_tokenizer="cl100k")
 
 
 @pytest.mark.corpus

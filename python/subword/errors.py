@@ -3,6 +3,7 @@
     SubwordError                 every error subword raises on purpose
     ├── InvalidInputError        bad arguments or text (also a ValueError)
     │   └── FormatError          a malformed file: carries path, line and field
+    ├── MissingDependencyError   an optional extra is not installed (also an ImportError)
     └── UsageError               a command line that cannot be run (the CLI's own checks)
 
 Files that cannot be opened raise the built-in `OSError` family (`FileNotFoundError`, ...),
@@ -47,6 +48,10 @@ class FormatError(InvalidInputError):
         self.offset = offset
         self.reason = message
         super().__init__(_located(message, self.path, line, column, field, offset))
+
+
+class MissingDependencyError(SubwordError, ImportError):
+    """An optional dependency is missing; the message says what to install."""
 
 
 class UsageError(SubwordError):

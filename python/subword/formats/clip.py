@@ -23,6 +23,7 @@ import zlib
 from pathlib import Path
 
 from subword.config import ModelSpec, TokenizerConfig
+from subword.errors import MissingDependencyError
 from subword.formats._files import PathLike, line_error
 from subword.formats.bytes_unicode import BYTE_TO_UNICODE
 
@@ -151,7 +152,7 @@ def clean_text(text: str) -> str:
     try:
         import ftfy
     except ImportError:
-        raise ImportError(
+        raise MissingDependencyError(
             "CLIP's text cleaning needs ftfy: pip install ftfy (or pip install 'subword[clip]')"
         ) from None
     text = html.unescape(html.unescape(ftfy.fix_text(text))).strip()

@@ -53,12 +53,12 @@ def read_gpt2(
     vocab_json: PathLike,
     merges_txt: PathLike,
     *,
-    pattern: str = "gpt2",
+    pre_tokenizer: str = "gpt2",
     special_tokens: dict[str, int] | None = None,
 ) -> ModelSpec:
     """Read a GPT-2 style byte-level model.
 
-    pattern: the pre-tokenizer regex or its name (the files do not record it).
+    pre_tokenizer: the pre-tokenizer regex or its name (the files do not record it).
     special_tokens: text -> id; None takes `<|endoftext|>` if the vocab has it (GPT-2's
         convention: the files do not mark special tokens). They are in the vocab too.
     """
@@ -69,7 +69,7 @@ def read_gpt2(
         special_tokens = {eot: vocab[eot]} if eot in vocab else {}
     config = TokenizerConfig(
         kind="byte",
-        pre_tokenizer=pattern_name(pattern),
+        pre_tokenizer=pattern_name(pre_tokenizer),
         end_of_word="none",
         unk_token=None,
         merge_rule="merges",

@@ -19,6 +19,11 @@ VERSION = 1
 
 
 def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | None = None) -> None:
+    write_atomic(path, native_text(spec, extra))
+
+
+def native_text(spec: ModelSpec, extra: dict | None = None) -> str:
+    """The model file's text (what `write_native` writes; pickling sends it too)."""
     dumps = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
     lines = ["{", f'  "format": {dumps(FORMAT)},', f'  "version": {VERSION},']
     lines.append(f'  "config": {dumps(asdict(spec.config))},')
@@ -33,7 +38,7 @@ def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | No
     lines.append(",\n".join(f"    {dumps([a, b])}" for a, b in spec.merges))
     lines.append("  ]")
     lines.append("}")
-    write_atomic(path, "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def read_native(path: str | os.PathLike[str]) -> tuple[ModelSpec, dict]:

@@ -136,13 +136,13 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
 def read_tiktoken(
     path: PathLike,
     *,
-    pattern: str = "cl100k",
+    pre_tokenizer: str = "cl100k",
     special_tokens: dict[str, int] | None = None,
 ) -> ModelSpec:
     """Read a `.tiktoken` file as a byte-level ModelSpec (ids = ranks; the vocab also holds
     the special tokens, after the ranks).
 
-    pattern: the pre-tokenizer regex or its name (the file does not record it).
+    pre_tokenizer: the pre-tokenizer regex or its name (the file does not record it).
     special_tokens: text -> id; None takes tiktoken's for a file named like a known encoding
         (cl100k_base.tiktoken), else none. Pass {} for none.
     """
@@ -158,7 +158,7 @@ def read_tiktoken(
     merges = [(names[a], names[b]) for a, b in recover_merges(ranks)]
     config = TokenizerConfig(
         kind="byte",
-        pre_tokenizer=pattern_name(pattern),
+        pre_tokenizer=pattern_name(pre_tokenizer),
         end_of_word="none",
         unk_token=None,
         merge_rule="ranks",

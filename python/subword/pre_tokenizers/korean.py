@@ -54,7 +54,7 @@ from typing import Any
 from subword import _core
 from subword import pre_tokenizers as pretokenizers
 from subword.config import TokenizerConfig
-from subword.errors import InvalidInputError
+from subword.errors import InvalidInputError, MissingDependencyError
 
 SPACE_MARK = "\u2581"
 EXTRA_HINT = "pip install subword[korean]"
@@ -109,7 +109,7 @@ def kiwi() -> Any:
                 analyser = Kiwi(num_workers=-1)
                 analyser.tokenize("")  # Kiwi loads lazily: load now, so errors show here
             except ImportError as exc:
-                raise ImportError(
+                raise MissingDependencyError(
                     f"the Korean pre-tokenizer needs kiwipiepy and kiwipiepy-model ({exc}); "
                     f"install them with: {EXTRA_HINT}"
                 ) from exc
