@@ -7,8 +7,6 @@
 # BENCH_SKIP_BUILD=1 reuses the subword already installed in the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=scripts/devnull.sh
-source scripts/devnull.sh
 exec < <(:)
 
 PYTHON=${PYTHON:-python3}
@@ -19,7 +17,6 @@ fi
 PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --upgrade pip
 "$PY" -m pip install --quiet -r benchmarks/requirements.txt
-empty_devnull
 if [ -z "${BENCH_SKIP_BUILD:-}" ]; then
     echo "benchmarks: building subword from $(pwd) (release)" >&2
     "$PY" -m pip install --quiet --force-reinstall --no-deps .

@@ -14,9 +14,8 @@ import importlib
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable
 
 from benchmarks import cl100k
 from benchmarks.cl100k import Unavailable

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs what the tests need (a virtualenv in .venv with the package built from this
-# checkout, its test extras and the peer libraries used as oracles) and runs every check:
-# formatting, lints, Rust tests, Python tests. Used by .ci/run and the README.
+# Installs what the tests need and runs every check, the same on a laptop and in CI:
+#   1. builds the package once, as an abi3 wheel (one wheel for every Python >= 3.10);
+#   2. a virtualenv in .venv (the default python3) gets that wheel, its test extras and the
+#      peer libraries used as oracles;
+#   3. formatting, lints and type checks: cargo fmt, clippy, ruff, mypy;
+#   4. cargo test, then the whole pytest suite on the default Python;
+#   5. the smoke subset (`pytest -m smoke`) on every other supported Python pyenv has
+#      (3.10 to 3.13), each in its own virtualenv with the same wheel.
+# Arguments go to the full pytest run (e.g. `bash scripts/test.sh -x -k nmt`).
+# SUBWORD_SMOKE=0 skips step 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=scripts/devnull.sh
-source scripts/devnull.sh
 # Nothing here reads the terminal.
 exec < <(:)
 
@@ -16,17 +21,21 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --upgrade pip
-empty_devnull
-# Builds the Rust core (release) and installs the package with its test dependencies.
-"$PY" -m pip install --quiet ".[test]"
+"$PY" -m pip install --quiet "maturin>=1.5,<2"
+
+echo "== build the wheel"
+rm -rf target/wheels-ci
+"$VENV/bin/maturin" build --release --quiet --interpreter "$PY" --out target/wheels-ci
+WHEEL=$(ls target/wheels-ci/subword-*.whl)
+echo "$WHEEL"
+"$PY" -m pip install --quiet "$WHEEL[test]"
+"$PY" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
 # CLIP's reference tokenizer; its dependencies (torch, torchvision) are not needed for it.
 "$PY" -m pip install --quiet --no-deps "clip-anytorch>=2.5,<3"
 
-echo "== format and lint"
+echo "== format, lint, types"
 cargo fmt --all -- --check
-empty_devnull
 cargo clippy --quiet --all-targets -- -D warnings
-empty_devnull
 cargo clippy --quiet --features python -- -D warnings
 PY_DIRS=""
 for dir in python tests benchmarks examples; do
@@ -34,11 +43,29 @@ for dir in python tests benchmarks examples; do
 done
 "$VENV/bin/ruff" check $PY_DIRS
 "$VENV/bin/ruff" format --check $PY_DIRS
+"$VENV/bin/mypy" --no-error-summary
 
 echo "== cargo test"
-empty_devnull
 cargo test --quiet
 
-echo "== pytest"
+echo "== pytest ($("$PY" -c 'import sys; print(sys.version.split()[0])'), full suite)"
 # Run from tests' parent with the installed package (not the source tree) on the path.
 "$PY" -m pytest -q -p no:cacheprovider "$@"
+
+if [ "${SUBWORD_SMOKE:-1}" != "0" ]; then
+    MAIN=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    for version in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.1[0-9]+\.[0-9]+$' || true); do
+        minor=${version%.*}
+        if [ "$minor" = "$MAIN" ]; then continue; fi
+        interpreter=$(PYENV_VERSION=$version pyenv which python)
+        smoke_venv=".venv-smoke/$minor"
+        if [ ! -x "$smoke_venv/bin/python" ]; then
+            "$interpreter" -m venv "$smoke_venv"
+        fi
+        echo "== pytest ($version, smoke subset)"
+        "$smoke_venv/bin/python" -m pip install --quiet --upgrade pip
+        "$smoke_venv/bin/python" -m pip install --quiet "pytest>=7,<10" "hypothesis>=6.100,<7" "numpy>=1.21"
+        "$smoke_venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
+        "$smoke_venv/bin/python" -m pytest -q -p no:cacheprovider -m smoke tests/test_smoke.py
+    done
+fi

@@ -6,8 +6,8 @@ byte-identical; subword-nmt is pure Python, so this runs on a prefix of the corp
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from benchmarks import inputs
 from benchmarks.config import Config

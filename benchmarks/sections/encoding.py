@@ -4,7 +4,7 @@ ids are the reference every other figure is checked against."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks import inputs
 from benchmarks.config import Config

@@ -3,7 +3,7 @@ all the corpora concatenated (repeated from the start past ~85 MB: see inputs.mi
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks import inputs
 from benchmarks.config import Config

@@ -6,7 +6,7 @@ the call would time a cache of the one giant piece in libraries that cache piece
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks import inputs
 from benchmarks.config import Config

@@ -41,7 +41,7 @@ def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO]:
         raise IsADirectoryError(f"{path}: is a folder; give a file name")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        text = {"encoding": "utf-8", "newline": "\n"} if "b" not in mode else {}
+        text: dict[str, Any] = {"encoding": "utf-8", "newline": "\n"} if "b" not in mode else {}
         with os.fdopen(fd, mode, **text) as f:
             yield f
         os.chmod(tmp, _mode_for(target))
@@ -68,7 +68,7 @@ def write_all_or_none(*files: tuple[PathLike, str]) -> None:
 @contextlib.contextmanager
 def output(name: str | None, mode: str = "w") -> Iterator[IO]:
     """`atomic_open(name)`, or stdout when `name` is None or "-"."""
-    if name in (None, "-"):
+    if name is None or name == "-":
         stream = sys.stdout.buffer if "b" in mode else sys.stdout
         yield stream
         stream.flush()

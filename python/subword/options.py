@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import types
 import typing
 from collections.abc import Iterable, Sequence
@@ -95,9 +94,17 @@ class Declared:
         return self.type
 
 
-@functools.cache
+_DECLARED: dict[type, tuple[Declared, ...]] = {}
+
+
 def declared(cls: type) -> tuple[Declared, ...]:
     """The options a config dataclass declares, in order."""
+    if cls not in _DECLARED:
+        _DECLARED[cls] = _read_declarations(cls)
+    return _DECLARED[cls]
+
+
+def _read_declarations(cls: type) -> tuple[Declared, ...]:
     hints = typing.get_type_hints(cls)
     out = []
     for f in dataclasses.fields(cls):

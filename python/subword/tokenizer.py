@@ -284,6 +284,7 @@ class Tokenizer:
             if matcher is not None and part in specials and part in matcher.tokens():
                 ids.append(specials[part])
                 continue
+            assert self._python_pre_tokenizer is not None
             pieces = self._python_pre_tokenizer.pieces(self._normalizer.normalize(part))
             for piece_ids in self._core.encode_pieces(pieces):
                 ids.extend(piece_ids)

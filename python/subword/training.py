@@ -124,8 +124,8 @@ def train(
             errors=errors,
             show_progress=progress,
         )
-    with_unk = config.kind == "classic" and config.unknown == "unk" and config.unk_token
-    reserved = [config.unk_token] if with_unk else []
+    with_unk = config.kind == "classic" and config.unknown == "unk"
+    reserved = [config.unk_token] if with_unk and config.unk_token else []
     reserved += [s for s in specials if s not in reserved]
     alphabet, merges = _core.train(
         counter,
@@ -232,7 +232,7 @@ def count_source(
                 counter.add_word(word, count)
         return f"word table of {len(source)} words"
     if isinstance(source, (list, tuple)):
-        paths = []
+        paths: list[str] = []
         for item in source:
             if not isinstance(item, (str, os.PathLike)):
                 raise TypeError(f"a list source holds paths; got {type(item).__name__}")
@@ -243,8 +243,8 @@ def count_source(
                     "texts in memory pass an iterator, e.g. iter(texts))"
                 )
             paths.append(str(path))
-        for path in paths:
-            counter.add_file(path, errors=errors, show_progress=show_progress)
+        for name in paths:
+            counter.add_file(name, errors=errors, show_progress=show_progress)
         return ", ".join(paths)
     if isinstance(source, Iterable):
         total = 0

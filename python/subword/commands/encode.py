@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from subword.errors import InvalidInputError, UsageError
 from subword.files import output, read_lines
+
+if TYPE_CHECKING:
+    from subword.tokenizer import SpecialSet
 
 _BATCH = 2048  # lines encoded per parallel batch
 
@@ -69,12 +73,12 @@ def _batches(lines, size):
         yield batch
 
 
-def _special_sets(args: argparse.Namespace) -> tuple[object, object]:
+def _special_sets(args: argparse.Namespace) -> tuple[SpecialSet, SpecialSet]:
     """The API's allowed_special and disallowed_special from the flags."""
-    allowed: object = frozenset()
+    allowed: SpecialSet = frozenset()
     if args.allowed_special:
         allowed = "all" if args.allowed_special == ["all"] else frozenset(args.allowed_special)
-    disallowed: object = "all"
+    disallowed: SpecialSet = "all"
     if args.disallowed_special:
         if args.disallowed_special == ["none"]:
             disallowed = ()

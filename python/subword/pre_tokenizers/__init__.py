@@ -14,7 +14,8 @@ A module registers a factory with `register(name, factory)`; the factory receive
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from subword.config import TokenizerConfig
 
