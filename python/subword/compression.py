@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
 
 from subword import _core
 from subword.errors import InvalidInputError
@@ -32,7 +31,7 @@ DEFAULT_BLOCK_SIZE: int = _core.COMPRESS_DEFAULT_BLOCK_SIZE
 #: Largest block size accepted, in bytes.
 MAX_BLOCK_SIZE: int = _core.COMPRESS_MAX_BLOCK_SIZE
 
-BytesLike = Union[bytes, bytearray, memoryview]
+BytesLike = bytes | bytearray | memoryview
 
 __all__ = [
     "DEFAULT_BLOCK_SIZE",

@@ -9,7 +9,6 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Union
 
 from subword import _core
 from subword import pre_tokenizers as pretokenizers
@@ -18,7 +17,7 @@ from subword.errors import InvalidInputError
 from subword.files import read_lines
 from subword.tokenizer import Tokenizer, resolve_pattern
 
-Source = Union[str, os.PathLike, Iterable, Mapping]
+Source = str | os.PathLike | Iterable | Mapping
 
 _BATCH_TEXTS = 4096  # texts per hand-over to the core: amortizes the call, bounds memory
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
 
 from subword.errors import InvalidInputError
 
 Pair = tuple[str, str]
 WordTable = list[tuple[tuple[str, ...], int]]
-WordCounts = Union[dict[str, int], list[tuple[str, int]]]
+WordCounts = dict[str, int] | list[tuple[str, int]]
 
 END_OF_WORD = ("separate", "attached", "none")
 TIE_BREAKS = ("lexicographic", "first", "subword-nmt")
