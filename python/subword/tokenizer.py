@@ -416,7 +416,7 @@ class Tokenizer:
 
     # --- persistence -------------------------------------------------------------------
     def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
-        """Writes the plain vocabulary, one token a line in id order (seed 003's vocab.txt;
+        """Writes the plain vocabulary, one token a line in id order (the `vocab.txt` of WordPiece-style tools;
         continuation forms and special tokens left out)."""
         from subword.files import write_atomic
 

@@ -1,7 +1,7 @@
 """Korean pre-tokenizer (stage 2, in Python): words are split into morphemes by the Kiwi
 analyser (`kiwipiepy`, installed with `pip install subword[korean]`) before BPE sees them.
 Korean writes particles and endings onto their word (`영화가`, `봤는데`), so a word-level
-table is full of rare inflected forms; splitting them off first (seeds 002 and 004) lets BPE
+table is full of rare inflected forms; splitting them off first (morpheme-aware BPE) lets BPE
 learn stems and endings once each.
 
 Pieces are surface forms: slices of the (normalized) text, never Kiwi's dictionary forms.
@@ -13,7 +13,7 @@ Options (fields of `TokenizerConfig`, saved with the model, `subword.train` keyw
 
 - `korean_drop_tags`: morphemes to leave out, as Kiwi tags (`"JKS"`, `"SF"`, ...; an
   irregular-stem tag such as `VV-I` matches `VV`) or as the group names of the Okt analyser
-  that seed 002 used, mapped to Kiwi's tag set:
+  (used by the Korean BPE tutorials this follows), mapped to Kiwi's tag set:
 
   ============  ==============================================  ==========================
   group         Kiwi tags                                       what they are
@@ -26,13 +26,13 @@ Options (fields of `TokenizerConfig`, saved with the model, `subword.train` keyw
   ============  ==============================================  ==========================
 
   Okt's Foreign also covers other non-Korean scripts; Kiwi files those under SW together
-  with symbols and with the ㅋㅋ/ㅠㅠ letter runs that seed 002 keeps, so SW is in no group.
+  with symbols and with the ㅋㅋ/ㅠㅠ letter runs that the tutorial keeps, so SW is in no group.
   A piece made of overlapping morphemes is dropped only if all of them are (`난` = 나 +
   는 stays). The default drops nothing.
 - `korean_spacing` (default True): the first kept piece of each whitespace-separated word
   carries the mark `▁` (U+2581), so the ids record the spacing and `Tokenizer.decode`
   rebuilds it (`join`): with nothing dropped, `decode(encode(x))` is x's words, normalized,
-  with their original single spaces. False: pieces carry no mark (seed 002's table) and
+  with their original single spaces. False: pieces carry no mark (the tutorial's table) and
   decode separates every piece by a space. Text that itself contains `▁` does not
   round-trip.
 - `normalization`: Korean models default to `"nfc"`. With `"jamo"` Kiwi still reads

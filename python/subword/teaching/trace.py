@@ -14,7 +14,7 @@ Emit = Callable[[str], None]
 
 
 def format_table(table: reference.WordTable) -> str:
-    """The word table as the seeds print it: {'l o w </w>': 5, ...}."""
+    """The word table as the tutorials print it: {'l o w </w>': 5, ...}."""
     return "{" + ", ".join(f"{' '.join(symbols)!r}: {count}" for symbols, count in table) + "}"
 
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Seed 003's whole pipeline: train BPE on Shakespeare up to a target vocabulary size (with a
+# A WordPiece-style pipeline: train BPE on Shakespeare up to a target vocabulary size (with a
 # progress bar), write vocab.txt, then tokenize an input file to an output file by greedy
 # longest match with '##' continuation pieces.
-#   bash examples/seed003_pipeline.sh [VOCAB_SIZE] [INPUT] [OUTDIR]
+#   bash examples/greedy_pipeline.sh [VOCAB_SIZE] [INPUT] [OUTDIR]
 set -euo pipefail
 CORPORA=${SUBWORD_CORPORA:-../shared/corpora}
 SIZE=${1:-5000}
-OUT=${3:-seed003-out}
+OUT=${3:-greedy-out}
 mkdir -p "$OUT"
 INPUT=${2:-$OUT/infer.txt}
 [ -f "$INPUT" ] || printf 'slowestestestestest\nTo be, or not to be, that is the question\n' > "$INPUT"
