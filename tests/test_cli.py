@@ -173,3 +173,34 @@ def test_each_command_registers_from_its_own_module():
     for command in COMMANDS:
         assert command in choices(build_parser(command))
     assert choices(build_parser("no-such-command")) == list(COMMANDS)
+
+
+def test_sigterm_leaves_no_partial_output(model, tmp_path):
+    """SIGTERM while `encode` writes: the temporary file is removed, as with Ctrl-C."""
+    import os
+    import signal
+    import time
+
+    big = tmp_path / "big.txt"
+    big.write_text(TEXT * 400_000)  # ~28 MB: encoding takes seconds
+    out = tmp_path / "out.txt"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "subword", "encode", "-m", str(model), str(big), "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not list(tmp_path.glob(".out.txt.*.tmp")):
+            assert proc.poll() is None, "encode finished before it could be interrupted"
+            assert time.monotonic() < deadline, "no temporary output appeared"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert not out.exists()
+    assert list(tmp_path.glob(".out.txt.*")) == []
