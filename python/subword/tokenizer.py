@@ -84,10 +84,26 @@ def _split_specials(text: str, tokens: list[str]) -> list[str]:
     return [part for part in re.split(f"({pattern})", text) if part]
 
 
+def check_ids(spec: ModelSpec) -> None:
+    """Ids index tables in the core, so they must stay near the number of entries: a file
+    with one huge id must be an error, not a table of that size. Gaps are allowed (tiktoken
+    leaves some before its special tokens), up to as many as there are entries, plus 1024."""
+    entries = len(spec.vocab) + len(spec.special_tokens)
+    limit = 2 * entries + 1024
+    for where, table in (("vocab", spec.vocab), ("special_tokens", spec.special_tokens)):
+        for token, id_ in table.items():
+            if isinstance(id_, bool) or not isinstance(id_, int) or not 0 <= id_ < limit:
+                raise InvalidInputError(
+                    f"{where}: the id of {token!r} is {id_!r}; with {entries} entries ids "
+                    f"must be integers from 0 to {limit - 1}"
+                )
+
+
 class Tokenizer:
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
     def __init__(self, spec: ModelSpec, training: dict | None = None) -> None:
+        check_ids(spec)
         if spec.config.algorithm == "greedy":
             spec = with_continuations(spec)
         self._spec = spec
@@ -416,8 +432,8 @@ class Tokenizer:
 
     # --- persistence -------------------------------------------------------------------
     def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
-        """Writes the plain vocabulary, one token a line in id order (the `vocab.txt` of WordPiece-style tools;
-        continuation forms and special tokens left out)."""
+        """Writes the plain vocabulary, one token a line in id order (the `vocab.txt` of
+        WordPiece-style tools; continuation forms and special tokens left out)."""
         from subword.files import write_atomic
 
         prefix = self.config.continuation_prefix if self.config.algorithm == "greedy" else None

@@ -72,7 +72,7 @@ def train(
         raise InvalidInputError("special_tokens must be a list of strings, not one string")
     if isinstance(korean_drop_tags, str):
         korean_drop_tags = (korean_drop_tags,)
-    specials = list(dict.fromkeys(special_tokens))
+    specials = list(special_tokens)
     settings = TrainConfig(
         num_merges=num_merges,
         vocab_size=vocab_size,
@@ -138,6 +138,13 @@ def train(
         reserved=len(reserved),
         show_progress=progress,
     )
+    clashes = [t for t in reserved if t in set(alphabet)]
+    if clashes:
+        raise InvalidInputError(
+            f"special token {clashes[0]!r} is also an initial symbol of this corpus (a "
+            "character or byte it holds): special tokens must differ from every symbol; "
+            "choose a longer token such as '<|x|>'"
+        )
     spec = assemble(config, alphabet, merges, reserved)
     record = {
         "source": described,

@@ -152,6 +152,13 @@ def read_tiktoken(
         known = _encoding_name(name) in _SPECIAL_TOKENS
         special_tokens = default_special_tokens(name) if known else {}
     _check_special_ids(path, ranks, special_tokens)
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise FormatError(
+            f"byte 0x{missing[0]:02x} ({bytes([missing[0]])!r}) has no rank (and "
+            f"{len(missing) - 1} more); a byte-level vocabulary ranks every single byte",
+            path=path,
+        )
     names = {token: bytes_to_token(token) for token in ranks}
     vocab = {names[token]: rank for token, rank in sorted(ranks.items(), key=itemgetter(1))}
     vocab = add_special_tokens(vocab, special_tokens, str(path))
