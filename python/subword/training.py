@@ -15,7 +15,7 @@ from subword import pre_tokenizers as pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
 from subword.errors import InvalidInputError
 from subword.files import read_lines
-from subword.tokenizer import Tokenizer, resolve_pattern
+from subword.tokenizer import Tokenizer, resolve_pattern, utf8_safe
 
 Source = str | os.PathLike | Iterable | Mapping
 
@@ -262,7 +262,10 @@ def count_source(
             for text in batch:
                 if not isinstance(text, str):
                     raise TypeError(f"texts must be str, got {type(text).__name__}")
-            counter.add_texts(batch)
+            try:
+                counter.add_texts(batch)
+            except UnicodeEncodeError:  # lone surrogates: as encoding treats them
+                counter.add_texts([utf8_safe(t) for t in batch])
             total += len(batch)
         return f"{total} texts"
     raise TypeError(f"cannot train on a {type(source).__name__}: give paths, texts or a dict")

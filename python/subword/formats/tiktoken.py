@@ -101,6 +101,13 @@ def read_ranks(path: PathLike) -> dict[bytes, int]:
             raise line_error(path, lineno, f"token {token!r} already given on line {earlier}")
         ranks[token] = rank
         line_of_rank[rank] = lineno
+    # Ranks index tables in the core: a forged huge rank must be an error, not a table.
+    limit = 2 * len(ranks) + 1024
+    for rank, lineno in line_of_rank.items():
+        if rank >= limit:
+            raise line_error(
+                path, lineno, f"rank {rank} is far beyond the {len(ranks)} ranks in the file"
+            )
     return ranks
 
 
