@@ -38,7 +38,7 @@ cargo fmt --all -- --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --features python -- -D warnings
 PY_DIRS=""
-for dir in python tests benchmarks examples; do
+for dir in python tests benchmarks examples scripts; do
     if [ -d "$dir" ]; then PY_DIRS="$PY_DIRS $dir"; fi
 done
 "$VENV/bin/ruff" check $PY_DIRS
