@@ -41,8 +41,8 @@ pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
 
 /// Short words: the rank of each adjacent pair is looked up once and kept in an array on
 /// the stack; a merge then costs a scan of that array (integer compares) and two lookups
-/// for the new neighbours, instead of a lookup per pair per merge. (On multi-fortunes this
-/// took the merge step from 31% to about 12% of encoding time.)
+/// for the new neighbours, instead of a lookup per pair per merge (why:
+/// docs/performance.md#merging).
 fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
     debug_assert!(ids.len() - start <= LINEAR_MAX);
     const NONE: (u32, u32) = (u32::MAX, 0);
@@ -159,8 +159,8 @@ fn merge_heap_skipping(table: &MergeTable, ids: &mut Vec<u32>, mut skip: impl Fn
 /// as one bucket of positions per rank. Merges of one rank happen left to right and the
 /// pairs they create arrive at their buckets in position order too, so nearly every push
 /// is an append and every pop takes the front of a bucket: O(1) instead of a sift through
-/// a heap of millions of entries (one letter repeated a million times: the heap spent 70%
-/// of 500 ns a byte in `pop`). Out-of-order positions go to a small heap in the bucket.
+/// a heap of millions of entries (docs/performance.md#merging). Out-of-order positions go
+/// to a small heap in the bucket.
 pub(crate) fn merge_by_rank(table: &MergeTable, ids: &mut Vec<u32>) {
     const END: u32 = u32::MAX;
     let n = ids.len();

@@ -41,8 +41,10 @@ pub enum AlgorithmConfig {
     Greedy { prefix: String },
 }
 
-/// An algorithm with its tables.
+/// An algorithm with its tables. One per tokenizer, so the size of the BPE variant (its
+/// byte tables inline) costs nothing, and boxing it would add a load per piece.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum Algorithm {
     Bpe(bpe::Bpe),
     Greedy(greedy::Greedy),

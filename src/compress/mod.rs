@@ -60,7 +60,6 @@
 //! twice, an entry that refers to itself in a loop, a block that expands to the wrong length,
 //! bytes after the last block, and the checksum.
 //!
-//! # Performance notes
 //! # Performance
 //!
 //! Counts are kept, not recounted: a step finds the chosen pair with `memchr::memmem` and

@@ -70,7 +70,7 @@ thread_local! {
 
 /// The bytes (at most 7) in the low bytes of a u64, the length in the top byte; `None`
 /// for longer pieces. Built from two overlapping loads instead of a copy into a buffer
-/// (the memcpy call and the store-to-load stall after it were a quarter of the time).
+/// (why: docs/performance.md#cache).
 #[inline]
 pub fn short_key(bytes: &[u8]) -> Option<u64> {
     let n = bytes.len();
@@ -165,8 +165,7 @@ impl PieceCache {
     }
 
     /// Asks the CPU to fetch the slot where `key` would start, so that the lookup a few
-    /// pieces later finds it in cache. Once the table outgrows the L2 cache, waiting for
-    /// that slot was most of the time of a lookup.
+    /// pieces later finds it in cache (why: docs/performance.md#cache).
     #[inline]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
