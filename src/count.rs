@@ -17,7 +17,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxBuildHasher;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 
@@ -198,10 +198,16 @@ impl Counter {
         loop {
             let n = read_full(&mut reader, &mut buf).map_err(|e| {
                 if gz {
-                    Error::invalid(format!(
-                        "{path}: corrupt or truncated gzip data after {} bytes{what} ({e})",
-                        offset + pending.len() as u64
-                    ))
+                    Error::format(
+                        format!(
+                            "{path}: corrupt or truncated gzip data after {} bytes{what} ({e})",
+                            offset + pending.len() as u64
+                        ),
+                        Location {
+                            path: Some(path.to_string()),
+                            ..Location::default()
+                        },
+                    )
                 } else {
                     Error::io(path, &e)
                 }
@@ -305,12 +311,19 @@ fn decode_utf8<'a>(
                 .iter()
                 .map(|b| format!("{b:#04x}"))
                 .collect();
-            Err(Error::invalid(format!(
-                "{path}: invalid UTF-8 at byte {}{what} (line {bad_line}): bytes {}; \
-                 convert the file to UTF-8 or pass errors=\"replace\"",
-                offset + at as u64,
-                bad.join(" ")
-            )))
+            let byte = offset + at as u64;
+            Err(Error::format(
+                format!(
+                    "{path}: invalid UTF-8 at byte {byte}{what} (line {bad_line}): bytes {}; \
+                     convert the file to UTF-8 or pass errors=\"replace\"",
+                    bad.join(" ")
+                ),
+                Location {
+                    path: Some(path.to_string()),
+                    line: Some(bad_line),
+                    offset: Some(byte),
+                },
+            ))
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Errors of the core. Each carries a message written for the person who gave the input:
-//! what is wrong, where (file, line, byte), and what to do.
+//! what is wrong, where (file, line, byte), and what to do. A malformed file is a
+//! `Format` error that also carries where it is, for callers that want the parts.
 
 use std::fmt;
 
@@ -11,12 +12,28 @@ pub enum ErrorKind {
     Io,
     /// Input that is malformed or does not fit the configuration.
     InvalidInput,
+    /// Data that is not well formed (a compressed stream, a text file that is not UTF-8):
+    /// invalid input whose place is known, see [`Location`].
+    Format,
+}
+
+/// Where in a file or stream a `Format` error is; each part when known. The message
+/// already names them: these are for callers that want the parts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    pub path: Option<String>,
+    /// 1-based line.
+    pub line: Option<u64>,
+    /// Byte offset from the start of the file or stream.
+    pub offset: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
+    /// `Format` errors: where (boxed, so that a `Result` stays small on the hot paths).
+    pub location: Option<Box<Location>>,
 }
 
 impl Error {
@@ -24,6 +41,16 @@ impl Error {
         Error {
             kind: ErrorKind::InvalidInput,
             message: message.into(),
+            location: None,
+        }
+    }
+
+    /// Malformed data at `location`; `message` names the place as the person reads it.
+    pub fn format(message: impl Into<String>, location: Location) -> Self {
+        Error {
+            kind: ErrorKind::Format,
+            message: message.into(),
+            location: Some(Box::new(location)),
         }
     }
 
@@ -41,6 +68,7 @@ impl Error {
         Error {
             kind,
             message: format!("{path}: {what} ({err})"),
+            location: None,
         }
     }
 }

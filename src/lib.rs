@@ -1,29 +1,39 @@
 //! subword: Byte Pair Encoding, training and applying.
 //!
 //! The modules follow the data path, in order:
-//! normalize → pretokenize → symbols (initial symbols) → count (word table)
-//! → train (learn merges) | model + merge (apply merges) + encode (→ ids, with `cache`)
-//! → decode.
+//! `normalize` → `pretokenize` → `symbols` (initial symbols) → `count` (word table)
+//! → `train` (learn merges) | `algorithms` (one piece → ids: BPE merges, greedy longest
+//! match) run by `pipeline` (the tokenizer: special tokens, pre-tokenizing, the piece
+//! cache, encode → ids, decode).
 //! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does; `stream`
 //! gives the subword-nmt commands their input as whole lines of text.
-//! `compress` is the separate 1994 byte-pair compression algorithm.
+//! `compress` is the separate Gage (1994) byte-pair compression algorithm.
+//! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
+//!
+//! Dependencies point one way: `pipeline` → `algorithms` → `symbols`; `train` and `count`
+//! read the word table; nothing in the core depends on `bindings`.
 
-pub mod cache;
+pub mod algorithms;
 pub mod compress;
 pub mod count;
-pub mod decode;
-pub mod encode;
 pub mod error;
-pub mod merge;
-pub mod model;
 pub mod normalize;
+pub mod pipeline;
 pub mod pretokenize;
+pub mod rng;
 pub mod segment;
 pub mod stream;
 pub mod symbols;
 pub mod train;
 pub mod wordmap;
+
+/// Paths `segment.rs` still imports (`crate::merge::apply_merges`, `crate::model::Pair`);
+/// they go once it moves under `nmt/` and imports from `algorithms`.
+pub(crate) use algorithms::merge;
+pub(crate) mod model {
+    pub(crate) use crate::algorithms::Pair;
+}
 
 #[cfg(feature = "python")]
 mod bindings;

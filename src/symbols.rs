@@ -99,6 +99,11 @@ pub fn unicode_to_byte(c: char) -> Option<u8> {
     None
 }
 
+/// The bytes a byte-level token stands for, or None if it has a character outside the table.
+pub fn byte_level_bytes(token: &str) -> Option<Vec<u8>> {
+    token.chars().map(unicode_to_byte).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,25 @@ def _cleaner(name: str | None) -> Callable[[str], str] | None:
     return None
 
 
+def _core_options(config: TokenizerConfig, unk_id: int | None) -> dict:
+    """The options dict of `_core.Model` (its keys are the configuration's names)."""
+    return {
+        "kind": config.kind,
+        "end_of_word": config.end_of_word,
+        "end_of_word_symbol": config.end_of_word_symbol,
+        "normalization": config.normalization,
+        # A cleaner lower-cases as its reference does (CLIP: Python's str.lower).
+        "lowercase": config.lowercase and _cleaner(config.clean) is None,
+        "pre_tokenizer": resolve_pattern(config.pre_tokenizer),
+        "merge_rule": config.merge_rule,
+        "ignore_merges": config.ignore_merges,
+        "unk_id": unk_id if config.unknown == "unk" else None,
+        "algorithm": config.algorithm,
+        "continuation_prefix": config.continuation_prefix,
+        "specials_in_pattern": config.specials_in_pattern,
+    }
+
+
 def with_continuations(spec: ModelSpec) -> ModelSpec:
     """A greedy model's vocabulary holds every token twice: as it starts a word, and in its
     continuation form (`##est`), which gets a new id after all others."""
@@ -119,21 +138,7 @@ class Tokenizer:
         # Special tokens are matched as whole texts, never built from merges or bytes.
         ordinary = [(t, i) for t, i in spec.vocab.items() if t not in specials]
         self._core = _core.Model(
-            ordinary,
-            list(spec.merges),
-            list(specials.items()),
-            unit="bytes" if config.kind == "byte" else "chars",
-            end_of_word=config.end_of_word,
-            end_of_word_symbol=config.end_of_word_symbol,
-            normalization=config.normalization,
-            # A cleaner lower-cases as its reference does (CLIP: Python's str.lower).
-            lowercase=config.lowercase and self._clean is None,
-            pattern=resolve_pattern(config.pre_tokenizer),
-            merge_rule=config.merge_rule,
-            ignore_merges=config.ignore_merges,
-            unk_id=unk_id if config.unknown == "unk" else None,
-            greedy_prefix=config.continuation_prefix if config.algorithm == "greedy" else None,
-            specials_in_pattern=config.specials_in_pattern,
+            ordinary, list(spec.merges), list(specials.items()), _core_options(config, unk_id)
         )
         self._id_to_token = dict(self._core.id_to_token())
         self._python_pre_tokenizer = pretokenizers.get(config)

@@ -111,7 +111,11 @@ def train(
     python_pre_tokenizer = pretokenizers.get(config)
     if python_pre_tokenizer is None:
         counter = _core.WordCounter(
-            normalization=normalization, lowercase=lowercase, pattern=resolve_pattern(pre_tokenizer)
+            {
+                "normalization": normalization,
+                "lowercase": lowercase,
+                "pre_tokenizer": resolve_pattern(pre_tokenizer),
+            }
         )
         described = count_source(counter, source, errors=errors, show_progress=progress)
     else:
@@ -128,15 +132,17 @@ def train(
     reserved += [s for s in specials if s not in reserved]
     alphabet, merges = _core.train(
         counter,
-        unit="bytes" if kind == "byte" else "chars",
-        end_of_word=end_of_word,
-        end_of_word_symbol=end_of_word_symbol,
-        num_merges=settings.num_merges,
-        vocab_size=settings.vocab_size,
-        min_frequency=settings.min_frequency,
-        tie_break=settings.tie_break,
-        reserved=len(reserved),
-        show_progress=progress,
+        {
+            "kind": kind,
+            "end_of_word": end_of_word,
+            "end_of_word_symbol": end_of_word_symbol,
+            "num_merges": settings.num_merges,
+            "vocab_size": settings.vocab_size,
+            "min_frequency": settings.min_frequency,
+            "tie_break": settings.tie_break,
+            "reserved": len(reserved),
+            "show_progress": progress,
+        },
     )
     clashes = [t for t in reserved if t in set(alphabet)]
     if clashes:

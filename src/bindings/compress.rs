@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::to_py_err;
+use super::errors::to_py_err;
 use crate::compress;
 use crate::error::Error;
 

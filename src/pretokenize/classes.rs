@@ -42,7 +42,7 @@ pub struct Classes {
     /// ASCII is looked up here directly, without decoding or the second level.
     pub ascii: [u8; 128],
     /// The Basic Multilingual Plane flat: one load instead of two dependent ones for
-    /// Cyrillic, Greek, CJK, Hangul... (64 KiB; see the performance notes in `fast.rs`).
+    /// Cyrillic, Greek, CJK, Hangul... (64 KiB; why: docs/performance.md#pre-tokenization).
     /// Above it, text is rare enough for the two-level table.
     bmp: Box<[u8; 0x1_0000]>,
     /// For each block of `BLOCK` code points, the index of its flags in `blocks`.

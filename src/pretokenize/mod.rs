@@ -154,7 +154,8 @@ pub fn check_fast_against_regex(pattern: &str, texts: &[&str]) -> Result<Option<
 }
 
 /// Python's `str.isspace()`: Unicode White_Space plus the ASCII separators U+001C..U+001F,
-/// so that splitting agrees with `str.split()` (and with subword-nmt and the seeds' code).
+/// so that splitting agrees with `str.split()` (and with subword-nmt and with the reference
+/// code of Sennrich et al. (2016)).
 pub fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }

@@ -1,4 +1,5 @@
-//! Stage 4b's memory: the ids of pieces already encoded, kept per thread across calls.
+//! The pipeline's memory: the ids of pieces already encoded, kept per thread across calls
+//! (why a cache that outlives a call, and prefetching: docs/performance.md#cache).
 //!
 //! Text is Zipfian: a few thousand distinct pieces make up most of any corpus, so after
 //! the first occurrences almost every piece is found here and costs one hash probe instead
@@ -20,7 +21,7 @@ use std::cell::Cell;
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::FxHasher;
+use rustc_hash::{FxHashMap, FxHasher};
 
 /// Pieces kept before the cache starts over (the table is then 8 MiB), and the most ids
 /// and long-piece bytes its arenas hold (16 MiB each): at most 40 MiB a thread.
@@ -69,7 +70,7 @@ thread_local! {
 
 /// The bytes (at most 7) in the low bytes of a u64, the length in the top byte; `None`
 /// for longer pieces. Built from two overlapping loads instead of a copy into a buffer
-/// (the memcpy call and the store-to-load stall after it were a quarter of the time).
+/// (why: docs/performance.md#cache).
 #[inline]
 pub fn short_key(bytes: &[u8]) -> Option<u64> {
     let n = bytes.len();
@@ -99,6 +100,32 @@ pub fn key_of(piece: &[u8]) -> u64 {
         // The mark keeps long keys apart from short ones (and from the empty key 0).
         (h.finish() & !(0xFF << 56)) | LONG
     })
+}
+
+/// Whole pieces → token ids (`ignore_merges`), keyed as the cache keys them: most pieces
+/// of real text are short (four bytes on average in English under cl100k), so pieces of up
+/// to 7 bytes are keyed by one u64, several times cheaper to hash and compare than a slice.
+#[derive(Debug, Clone, Default)]
+pub struct PieceIds {
+    short: FxHashMap<u64, u32>,
+    long: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl PieceIds {
+    pub fn insert(&mut self, bytes: &[u8], id: u32) {
+        match short_key(bytes) {
+            Some(key) => self.short.insert(key, id),
+            None => self.long.insert(bytes.into(), id),
+        };
+    }
+
+    #[inline]
+    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
+        match short_key(bytes) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(bytes).copied(),
+        }
+    }
 }
 
 impl PieceCache {
@@ -138,8 +165,7 @@ impl PieceCache {
     }
 
     /// Asks the CPU to fetch the slot where `key` would start, so that the lookup a few
-    /// pieces later finds it in cache. Once the table outgrows the L2 cache, waiting for
-    /// that slot was most of the time of a lookup.
+    /// pieces later finds it in cache (why: docs/performance.md#cache).
     #[inline]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]

@@ -1,4 +1,4 @@
-//! Stage 4b — apply merges to the initial symbols of one word.
+//! BPE's merge loops: apply merges to the initial symbols of one word.
 //!
 //! The rule: repeatedly merge the lowest-rank adjacent pair, the leftmost one on equal
 //! ranks, until no pair has a rank. Short words use a linear scan per merge (fewer, cheaper
@@ -8,16 +8,16 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use rand::rngs::SmallRng;
-use rand::Rng;
 use rustc_hash::FxHashMap;
 
-use crate::model::Pair;
+use super::Pair;
+use crate::rng::SplitMix64;
 
 /// Above this many symbols a word is merged with the heap; below, by linear scans.
 pub(crate) const LINEAR_MAX: usize = 48;
 
-type MergeTable = FxHashMap<Pair, (u32, u32)>;
+/// (left, right) → (rank, merged id).
+pub type MergeTable = FxHashMap<Pair, (u32, u32)>;
 
 /// Applies `table` to `ids` in place.
 pub fn apply_merges(table: &MergeTable, ids: &mut Vec<u32>) {
@@ -41,8 +41,8 @@ pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
 
 /// Short words: the rank of each adjacent pair is looked up once and kept in an array on
 /// the stack; a merge then costs a scan of that array (integer compares) and two lookups
-/// for the new neighbours, instead of a lookup per pair per merge. (On multi-fortunes this
-/// took the merge step from 31% to about 12% of encoding time.)
+/// for the new neighbours, instead of a lookup per pair per merge (why:
+/// docs/performance.md#merging).
 fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
     debug_assert!(ids.len() - start <= LINEAR_MAX);
     const NONE: (u32, u32) = (u32::MAX, 0);
@@ -92,9 +92,9 @@ pub(crate) fn merge_heap_dropout(
     table: &MergeTable,
     ids: &mut Vec<u32>,
     p: f64,
-    rng: &mut SmallRng,
+    rng: &mut SplitMix64,
 ) {
-    merge_heap_skipping(table, ids, || rng.random::<f64>() < p)
+    merge_heap_skipping(table, ids, || rng.next_f64() < p)
 }
 
 /// Merges over a linked list with a heap of (rank, position): the lowest rank first, the
@@ -159,8 +159,8 @@ fn merge_heap_skipping(table: &MergeTable, ids: &mut Vec<u32>, mut skip: impl Fn
 /// as one bucket of positions per rank. Merges of one rank happen left to right and the
 /// pairs they create arrive at their buckets in position order too, so nearly every push
 /// is an append and every pop takes the front of a bucket: O(1) instead of a sift through
-/// a heap of millions of entries (one letter repeated a million times: the heap spent 70%
-/// of 500 ns a byte in `pop`). Out-of-order positions go to a small heap in the bucket.
+/// a heap of millions of entries (docs/performance.md#merging). Out-of-order positions go
+/// to a small heap in the bucket.
 pub(crate) fn merge_by_rank(table: &MergeTable, ids: &mut Vec<u32>) {
     const END: u32 = u32::MAX;
     let n = ids.len();
@@ -315,22 +315,21 @@ mod tests {
 
     #[test]
     fn rank_buckets_and_heap_agree() {
-        use rand::SeedableRng;
-        let mut rng = SmallRng::seed_from_u64(11);
+        let mut rng = SplitMix64::new(11);
         for round in 0..300 {
             // A random vocabulary over a few symbols: merges of random pairs into new ids,
             // ranks shuffled so that equal and out-of-order ranks happen.
-            let symbols = rng.random_range(1..5u32);
+            let symbols = rng.below(1, 5);
             let mut table = MergeTable::default();
-            let merges = rng.random_range(1..30);
+            let merges = rng.below(1, 30);
             for merged in symbols..symbols + merges {
-                let a = rng.random_range(0..merged);
-                let b = rng.random_range(0..merged);
-                let rank = rng.random_range(0..20);
+                let a = rng.below(0, merged);
+                let b = rng.below(0, merged);
+                let rank = rng.below(0, 20);
                 table.entry((a, b)).or_insert((rank, merged));
             }
-            let n = rng.random_range(2..400);
-            let word: Vec<u32> = (0..n).map(|_| rng.random_range(0..symbols)).collect();
+            let n = rng.below(2, 400);
+            let word: Vec<u32> = (0..n).map(|_| rng.below(0, symbols)).collect();
             let mut by_heap = word.clone();
             let mut by_rank = word;
             merge_heap(&table, &mut by_heap);

@@ -1,6 +1,6 @@
 //! Pre-tokenizer throughput, fancy-regex against the fast splitters, one thread.
 //!
-//!     cargo run --release --example pretokenize_speed -- [--fast-only] FILE...
+//!     cargo bench --bench pretokenize_speed -- [--fast-only] FILE...
 //!
 //! Each pass counts the pieces, so neither side allocates per piece. The machine this runs
 //! on is shared: to keep other processes' time out of the figure, each file is timed in

@@ -1,6 +1,6 @@
 //! Byte-level training time by stage: counting a file, then learning merges.
 //!
-//!     cargo run --release --example train_speed -- FILE VOCAB_SIZE [TIE_BREAK]
+//!     cargo bench --bench train_speed -- FILE VOCAB_SIZE [TIE_BREAK]
 //!
 //! Prints the seconds of each stage, the number of distinct words and a checksum of the
 //! merges (to compare two builds' results).
@@ -29,7 +29,11 @@ fn cpu_seconds() -> f64 {
 }
 
 fn main() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let (path, vocab) = match args.as_slice() {
         [p, v, ..] => (p.clone(), v.parse::<usize>().map_err(|e| e.to_string())?),
         _ => return Err("usage: train_speed FILE VOCAB_SIZE [TIE_BREAK]".into()),

@@ -1,22 +1,24 @@
-//! Stage 6 — decode: ids back to text bytes. Each id's bytes are precomputed by the model
+//! Stage 6 — decode: ids back to text bytes. Each id's bytes are precomputed when the
+//! tokenizer is built
 //! (byte-level tokens through the inverse bytes-to-unicode table, end-of-word markers as a
 //! space); the caller turns bytes into a string with the UTF-8 error policy it chose.
 
+use super::Tokenizer;
+use crate::algorithms::greedy::Greedy;
 use crate::error::{Error, Result};
-use crate::model::{Algorithm, Model};
 use crate::normalize::{compose_hangul, Form};
-use crate::symbols::Unit;
+use crate::symbols::{byte_level_bytes, EndOfWord, SymbolRules, Unit};
 
-impl Model {
+impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(ids.len() * 4);
-        let greedy = matches!(self.config.algorithm, Algorithm::Greedy { .. });
+        let greedy = self.algorithm.greedy();
         for (i, &id) in ids.iter().enumerate() {
             match self.token_bytes.get(id as usize) {
                 Some(bytes) if !self.tokens[id as usize].is_empty() => {
                     // Greedy models mark continuations instead of word ends: a word starts
                     // at every other token.
-                    if greedy && i > 0 && !self.continuation[id as usize] {
+                    if greedy.is_some_and(|g| i > 0 && !g.is_continuation(id)) {
                         out.push(b' ');
                     }
                     out.extend_from_slice(bytes)
@@ -49,6 +51,46 @@ impl Model {
             .map(String::as_str)
             .filter(|t| !t.is_empty())
     }
+}
+
+/// id → the bytes the token decodes to: end-of-word markers become a space, byte-level
+/// tokens go through the inverse bytes-to-unicode table, greedy continuation tokens lose
+/// their prefix, special tokens are their text.
+pub(super) fn token_bytes(
+    tokens: &[String],
+    specials: &[(String, u32)],
+    rules: &SymbolRules,
+    greedy: Option<&Greedy>,
+) -> Vec<Vec<u8>> {
+    let eow = rules.end_of_word_symbol.as_str();
+    let marks_end = rules.end_of_word != EndOfWord::None;
+    let mut out = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        let (stem, end) = match token.strip_suffix(eow) {
+            Some(stem) if marks_end => (stem, true),
+            _ => (token.as_str(), false),
+        };
+        let mut bytes = match rules.unit {
+            Unit::Chars => stem.as_bytes().to_vec(),
+            // Specials and stray tokens outside the byte table decode as their text.
+            Unit::Bytes => byte_level_bytes(stem).unwrap_or_else(|| stem.as_bytes().to_vec()),
+        };
+        if end {
+            bytes.push(b' ');
+        }
+        out.push(bytes);
+    }
+    if let Some(greedy) = greedy {
+        for (id, bytes) in out.iter_mut().enumerate() {
+            if greedy.is_continuation(id as u32) {
+                bytes.drain(..greedy.prefix().len());
+            }
+        }
+    }
+    for (token, id) in specials {
+        out[*id as usize] = token.as_bytes().to_vec();
+    }
+    out
 }
 
 fn compose_jamo(bytes: &[u8]) -> Vec<u8> {

@@ -1,0 +1,295 @@
+//! Byte Pair Encoding applied to one piece: its initial symbol ids (characters, or bytes
+//! through the bytes-to-unicode table, with the end-of-word symbol), then merges by rank
+//! (`merge.rs`) until none applies. Tables are built once from the vocabulary and the merge
+//! list (or the token ranks) and never change, so one `Bpe` serves all threads.
+
+use rustc_hash::FxHashMap;
+
+use super::merge::{apply_merges_from, merge_heap_dropout, MergeTable, LINEAR_MAX};
+use super::{Unknown, UnknownChar, Vocab};
+use crate::error::{Error, Result};
+use crate::rng::SplitMix64;
+use crate::symbols::{byte_level_bytes, byte_to_unicode, EndOfWord, SymbolRules, Unit};
+
+/// How merges are looked up when applying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeRule {
+    /// The merge list: pair (a, b) has the rank of its line (GPT-2, HF, subword-nmt).
+    Merges,
+    /// Token ranks: any adjacent pair whose concatenation is a token merges, ranked by that
+    /// token's id (tiktoken).
+    Ranks,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct Bpe {
+    /// (left, right) → (rank, merged id).
+    pub merges: MergeTable,
+    rules: SymbolRules,
+    unknown: Unknown,
+    /// Initial symbol ids: characters (classic) or bytes (byte-level), plain and as the
+    /// last symbol of a word in attached end-of-word mode.
+    char_ids: FxHashMap<char, u32>,
+    char_end_ids: FxHashMap<char, u32>,
+    byte_ids: [u32; 256],
+    byte_end_ids: [u32; 256],
+    end_id: Option<u32>,
+    /// Byte-level models: the byte pairs some token contains, where long pieces cannot be
+    /// cut (`merge_long_piece`).
+    joined_bytes: Option<BytePairs>,
+}
+
+impl Bpe {
+    /// The tables for `vocab` and `merges` (in rank order; unused under `MergeRule::Ranks`).
+    /// `token_bytes` (id → the bytes the token decodes to) covers tokens outside the
+    /// byte table when finding the byte pairs tokens contain.
+    pub fn new(
+        vocab: &Vocab,
+        merges: &[(String, String)],
+        merge_rule: MergeRule,
+        rules: &SymbolRules,
+        unknown: Unknown,
+        token_bytes: &[Vec<u8>],
+    ) -> Result<Self> {
+        let mut bpe = Bpe {
+            merges: build_merges(vocab, merges, merge_rule)?,
+            rules: rules.clone(),
+            unknown,
+            char_ids: FxHashMap::default(),
+            char_end_ids: FxHashMap::default(),
+            byte_ids: [NONE; 256],
+            byte_end_ids: [NONE; 256],
+            end_id: None,
+            joined_bytes: None,
+        };
+        bpe.build_initial_ids(vocab)?;
+        if rules.unit == Unit::Bytes {
+            bpe.joined_bytes = Some(joined_bytes(vocab, token_bytes));
+        }
+        Ok(bpe)
+    }
+
+    fn build_initial_ids(&mut self, vocab: &Vocab) -> Result<()> {
+        let eow = self.rules.end_of_word_symbol.clone();
+        let attached = self.rules.end_of_word == EndOfWord::Attached;
+        if self.rules.end_of_word == EndOfWord::Separate {
+            self.end_id = Some(*vocab.get(&eow).ok_or_else(|| {
+                Error::invalid(format!(
+                    "the end-of-word symbol {eow:?} is not in the vocabulary"
+                ))
+            })?);
+        }
+        match self.rules.unit {
+            Unit::Chars => {
+                for (token, &id) in vocab {
+                    let mut chars = token.chars();
+                    if let (Some(c), None) = (chars.next(), chars.next()) {
+                        self.char_ids.insert(c, id);
+                    }
+                    if attached {
+                        if let Some(stem) = token.strip_suffix(eow.as_str()) {
+                            let mut chars = stem.chars();
+                            if let (Some(c), None) = (chars.next(), chars.next()) {
+                                self.char_end_ids.insert(c, id);
+                            }
+                        }
+                    }
+                }
+            }
+            Unit::Bytes => {
+                for (b, c) in byte_to_unicode().iter().enumerate() {
+                    let symbol = c.to_string();
+                    self.byte_ids[b] = *vocab.get(&symbol).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "the byte-level vocabulary has no token for byte {b:#04x} ({symbol:?})"
+                        ))
+                    })?;
+                    if attached {
+                        let end = format!("{symbol}{eow}");
+                        self.byte_end_ids[b] = *vocab.get(&end).ok_or_else(|| {
+                            Error::invalid(format!(
+                                "the byte-level vocabulary has no token {end:?} for byte {b:#04x} \
+                                 at the end of a word"
+                            ))
+                        })?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes one piece, appending its ids.
+    #[inline]
+    pub fn encode_word(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+    ) -> std::result::Result<(), UnknownChar> {
+        let start = out.len();
+        self.initial_ids(piece, out)?;
+        match &self.joined_bytes {
+            Some(joined) if out.len() - start > LINEAR_MAX => {
+                self.merge_long_piece(piece.as_bytes(), joined, out, start)
+            }
+            _ => apply_merges_from(&self.merges, out, start),
+        }
+        Ok(())
+    }
+
+    /// Merges a long byte-level piece whose initial symbols are `out[start..]`, one byte
+    /// each (plus an end-of-word symbol in some models). Between two bytes that no token
+    /// contains side by side no merge can ever happen, so the piece is cut there and each
+    /// part merged alone: the result is the same, and a long piece costs like many short
+    /// ones (why: docs/performance.md#encoding; text with no cut still takes the heap).
+    fn merge_long_piece(&self, bytes: &[u8], joined: &BytePairs, out: &mut Vec<u32>, start: usize) {
+        let symbols = out.split_off(start);
+        // Cuts are between bytes i - 1 and i, never before the last symbol, which may carry
+        // the end of the word.
+        let last_cut = bytes.len().min(symbols.len()).saturating_sub(1);
+        let mut from = 0;
+        for i in 1..last_cut {
+            if !joined.contains(bytes[i - 1], bytes[i]) {
+                out.extend_from_slice(&symbols[from..i]);
+                apply_merges_from(&self.merges, out, out.len() - (i - from));
+                from = i;
+            }
+        }
+        let at = out.len();
+        out.extend_from_slice(&symbols[from..]);
+        apply_merges_from(&self.merges, out, at);
+    }
+
+    /// Encodes one piece with BPE-dropout: each merge is skipped with probability `p` when
+    /// its turn comes (skipped merges may apply later, once a neighbour changed).
+    pub fn encode_word_dropout(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+        p: f64,
+        rng: &mut SplitMix64,
+    ) -> std::result::Result<(), UnknownChar> {
+        let start = out.len();
+        self.initial_ids(piece, out)?;
+        let mut word: Vec<u32> = out.drain(start..).collect();
+        merge_heap_dropout(&self.merges, &mut word, p, rng);
+        out.extend_from_slice(&word);
+        Ok(())
+    }
+
+    /// The initial symbol ids of a piece.
+    pub fn initial_ids(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+    ) -> std::result::Result<(), UnknownChar> {
+        let attached = self.rules.end_of_word == EndOfWord::Attached;
+        match self.rules.unit {
+            Unit::Bytes => {
+                let bytes = piece.as_bytes();
+                out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
+                if attached && !bytes.is_empty() {
+                    let last = out.len() - 1;
+                    out[last] = self.byte_end_ids[bytes[bytes.len() - 1] as usize];
+                }
+            }
+            Unit::Chars => {
+                let last = piece.char_indices().last().map_or(0, |(b, _)| b);
+                for (byte, c) in piece.char_indices() {
+                    let table = if attached && byte == last {
+                        &self.char_end_ids
+                    } else {
+                        &self.char_ids
+                    };
+                    match (table.get(&c), self.unknown) {
+                        (Some(&id), _) | (None, Unknown::Unk(id)) => out.push(id),
+                        (None, Unknown::Error) => return Err(UnknownChar { byte, c }),
+                    }
+                }
+            }
+        }
+        if self.rules.end_of_word == EndOfWord::Separate {
+            // Models are checked to hold their end-of-word symbol when built.
+            out.extend(self.end_id);
+        }
+        Ok(())
+    }
+}
+
+/// The merge table under `rule`.
+fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> Result<MergeTable> {
+    let mut table = MergeTable::default();
+    match rule {
+        MergeRule::Merges => {
+            for (rank, (a, b)) in merges.iter().enumerate() {
+                let line = rank + 1;
+                let id = |s: &str| {
+                    vocab.get(s).copied().ok_or_else(|| {
+                        Error::invalid(format!(
+                            "merge {line} ({a:?} {b:?}): {s:?} is not in the vocabulary"
+                        ))
+                    })
+                };
+                let pair = (id(a)?, id(b)?);
+                let merged = id(&format!("{a}{b}"))?;
+                table.entry(pair).or_insert((rank as u32, merged));
+            }
+        }
+        MergeRule::Ranks => {
+            // Every split of a token into two tokens is a pair that makes it.
+            for (token, &id) in vocab {
+                for (cut, _) in token.char_indices().skip(1) {
+                    let (a, b) = token.split_at(cut);
+                    if let (Some(&ia), Some(&ib)) = (vocab.get(a), vocab.get(b)) {
+                        let slot = table.entry((ia, ib)).or_insert((id, id));
+                        if id < slot.0 {
+                            *slot = (id, id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(table)
+}
+
+/// Every byte pair inside a token's bytes (a CLIP token "ab</w>" gives "ab", "b<", ...:
+/// extra pairs only mean fewer cuts, never a wrong one).
+fn joined_bytes(vocab: &Vocab, token_bytes: &[Vec<u8>]) -> BytePairs {
+    let mut pairs = BytePairs::default();
+    for (token, &id) in vocab {
+        let bytes = match byte_level_bytes(token) {
+            Some(bytes) => bytes,
+            None => token_bytes[id as usize].clone(),
+        };
+        for pair in bytes.windows(2) {
+            pairs.insert(pair[0], pair[1]);
+        }
+    }
+    pairs
+}
+
+/// A set of byte pairs (a 64 Kbit table).
+#[derive(Debug, Clone)]
+pub struct BytePairs(Box<[u64; 1024]>);
+
+impl Default for BytePairs {
+    fn default() -> Self {
+        BytePairs(Box::new([0; 1024]))
+    }
+}
+
+impl BytePairs {
+    pub fn insert(&mut self, a: u8, b: u8) {
+        let bit = (a as usize) << 8 | b as usize;
+        self.0[bit / 64] |= 1 << (bit % 64);
+    }
+
+    #[inline]
+    pub fn contains(&self, a: u8, b: u8) -> bool {
+        let bit = (a as usize) << 8 | b as usize;
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}

@@ -1,0 +1,211 @@
+//! `_core.Model`: a built tokenizer (`crate::pipeline::Tokenizer`), encode and decode; and
+//! `recover_merge_cuts`, for building merge lists from ranked vocabularies.
+
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use super::errors::{invalid_input, to_py_err};
+use super::options::model_config;
+use super::specials::Specials;
+use crate::pipeline::Tokenizer;
+
+/// A built tokenizer model: encode and decode.
+#[pyclass(module = "subword._core", frozen, name = "Model")]
+pub(super) struct PyModel {
+    inner: Tokenizer,
+    /// The Python int of every id, made once: a list of ids is then built by reference,
+    /// not by allocating an int per token (which was most of the cost of list output).
+    ints: Vec<Py<PyAny>>,
+}
+
+#[pymethods]
+impl PyModel {
+    /// `vocab` and `specials`: (token, id); `merges` in rank order; `options` a dict of
+    /// the configuration (`bindings/options.rs` lists the keys).
+    #[new]
+    #[pyo3(signature = (vocab, merges, specials, options=None))]
+    fn new(
+        py: Python<'_>,
+        vocab: Vec<(String, u32)>,
+        merges: Vec<(String, String)>,
+        specials: Vec<(String, u32)>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let config = model_config(options)?;
+        let model = py
+            .detach(|| Tokenizer::new(config, vocab, &merges, specials))
+            .map_err(to_py_err)?;
+        let ints = (0..model.tokens.len() as u32)
+            .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<_>>()?;
+        Ok(PyModel { inner: model, ints })
+    }
+
+    /// Ids of `text`: `specials` are encoded as themselves, and finding one of `forbidden`
+    /// is an error (tiktoken's allowed and disallowed special tokens).
+    #[pyo3(signature = (text, specials=None, forbidden=None, dropout=None, seed=0))]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+        dropout: Option<f64>,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let matcher = specials.map(|s| &s.inner);
+        let ids = detached_if_long(py, text, || {
+            if let Some(forbidden) = forbidden {
+                forbidden.inner.refuse_in(text)?;
+            }
+            match dropout {
+                None => self.inner.encode(text, matcher),
+                Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
+            }
+        })
+        .map_err(to_py_err)?;
+        self.id_list(py, &ids)
+    }
+
+    /// `encode` as a NumPy uint32 array that owns the ids (no copy).
+    #[pyo3(signature = (text, specials=None, forbidden=None))]
+    fn encode_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let matcher = specials.map(|s| &s.inner);
+        let ids = detached_if_long(py, text, || {
+            if let Some(forbidden) = forbidden {
+                forbidden.inner.refuse_in(text)?;
+            }
+            self.inner.encode(text, matcher)
+        })
+        .map_err(to_py_err)?;
+        Ok(ids.into_pyarray(py))
+    }
+
+    #[pyo3(signature = (texts, specials=None, forbidden=None, num_threads=None))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
+        let batch = on_threads(py, num_threads, || {
+            self.inner.encode_batch(&refs, matcher, forbidden)
+        })?;
+        PyList::new(
+            py,
+            batch
+                .iter()
+                .map(|ids| self.id_list(py, ids))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
+    }
+
+    /// A batch as one flat uint32 array of ids and a uint64 array of offsets (one more
+    /// than the texts): the ids of text i are `ids[offsets[i]:offsets[i + 1]]`.
+    #[pyo3(signature = (texts, specials=None, forbidden=None, num_threads=None))]
+    #[allow(clippy::type_complexity)]
+    fn encode_batch_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+        num_threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
+        let (flat, offsets) = on_threads(py, num_threads, || {
+            self.inner.encode_batch_flat(&refs, matcher, forbidden)
+        })?;
+        Ok((flat.into_pyarray(py), offsets.into_pyarray(py)))
+    }
+
+    /// Encodes pieces that were pre-tokenized by the caller (no normalization, no
+    /// pre-tokenization, no special tokens): one list of ids per piece.
+    fn encode_pieces(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<Vec<Vec<u32>>> {
+        py.detach(|| {
+            pieces
+                .iter()
+                .map(|p| {
+                    let mut out = Vec::new();
+                    self.inner.encode_piece(p, &mut out).map(|_| out)
+                })
+                .collect::<crate::error::Result<Vec<_>>>()
+        })
+        .map_err(to_py_err)
+    }
+
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.decode_bytes(&ids).map_err(to_py_err)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// id → token string, for the ids the model uses (unused ids are absent).
+    fn id_to_token(&self) -> Vec<(u32, String)> {
+        (0..self.inner.tokens.len() as u32)
+            .filter_map(|id| self.inner.token(id).map(|t| (id, t.to_string())))
+            .collect()
+    }
+}
+
+impl PyModel {
+    /// `ids` as a Python list of ints, sharing the ints made when the model was built.
+    fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let items = ids.iter().map(|&id| match self.ints.get(id as usize) {
+            Some(int) => Ok(int.bind(py).clone()),
+            None => Ok(id.into_pyobject(py)?.into_any()),
+        });
+        PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)
+    }
+}
+
+/// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs
+/// about as much as encoding a short line, and other threads gain nothing in that time.
+const DETACH_MIN_BYTES: usize = 2048;
+
+/// Runs `work` on `text` without the GIL when the text is long enough to be worth it.
+fn detached_if_long<T: Send>(py: Python<'_>, text: &str, work: impl FnOnce() -> T + Send) -> T {
+    if text.len() < DETACH_MIN_BYTES {
+        work()
+    } else {
+        py.detach(work)
+    }
+}
+
+/// Runs `work` without the GIL, on the global rayon pool or on `num_threads` threads.
+fn on_threads<T: Send>(
+    py: Python<'_>,
+    num_threads: Option<usize>,
+    work: impl FnOnce() -> crate::error::Result<T> + Send + Sync,
+) -> PyResult<T> {
+    let result = match num_threads {
+        None => py.detach(work),
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| invalid_input(format!("cannot start {n} threads: {e}")))?;
+            py.detach(|| pool.install(work))
+        }
+    };
+    result.map_err(to_py_err)
+}
+
+/// Where the merge that builds each token of a ranked byte vocabulary, (token, rank)
+/// pairs, cuts it (the left part's length; 0 for no merge).
+#[pyfunction]
+pub(super) fn recover_merge_cuts(py: Python<'_>, tokens: Vec<(Vec<u8>, u32)>) -> Vec<usize> {
+    let refs: Vec<(&[u8], u32)> = tokens.iter().map(|(t, r)| (t.as_slice(), *r)).collect();
+    py.detach(|| crate::algorithms::ranks::recover_merge_cuts(&refs))
+}

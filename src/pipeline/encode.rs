@@ -1,0 +1,262 @@
+//! Encoding: normalize → special tokens → pre-tokenize → per piece, the cache or the
+//! algorithm → ids. Pieces go through a short queue so that each one's cache slot is
+//! prefetched before it is looked up; batches run on the rayon pool.
+//! Why the cache and the prefetch queue: see docs/performance.md#encoding.
+
+use super::cache::{self, PieceCache};
+use super::specials::{Part, SpecialMatcher};
+use super::Tokenizer;
+use crate::algorithms::UnknownChar;
+use crate::error::{Error, Result};
+use crate::rng::SplitMix64;
+
+impl Tokenizer {
+    /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
+    /// text is ordinary.
+    pub fn encode(&self, text: &str, specials: Option<&SpecialMatcher>) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        self.encode_into(text, specials, &mut out)?;
+        Ok(out)
+    }
+
+    /// `encode`, appending to `out`.
+    pub fn encode_into(
+        &self,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        let normalized = self.config.normalizer.normalize(text);
+        out.reserve(normalized.len() / 4);
+        let mut cache = PieceCache::take(self.cache_owner);
+        let result = match specials {
+            None => self.encode_ordinary_into(&normalized, out, &mut cache),
+            Some(matcher) => matcher.for_each_part(&normalized, |part| match part {
+                Part::Ordinary(text) => self.encode_ordinary_into(text, out, &mut cache),
+                Part::Special(id) => {
+                    out.push(id);
+                    Ok(())
+                }
+            }),
+        };
+        cache.give_back();
+        result
+    }
+
+    /// Encodes already-normalized text with no special tokens. Pieces go through a short
+    /// queue: each one's cache slot is prefetched when it is split off and looked up
+    /// `AHEAD` pieces later, so the memory latency of lookups overlaps.
+    fn encode_ordinary_into(
+        &self,
+        text: &str,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache,
+    ) -> Result<()> {
+        const AHEAD: usize = 8;
+        let mut queue: [(&str, u64); AHEAD] = [("", 0); AHEAD];
+        let (mut head, mut queued) = (0, 0);
+        let mut failure = None;
+        self.config.pre_tokenizer.for_each_piece(text, |piece| {
+            let key = cache::key_of(piece.as_bytes());
+            cache.prefetch(key);
+            if queued == AHEAD {
+                let (first, first_key) = std::mem::replace(&mut queue[head], (piece, key));
+                head = (head + 1) % AHEAD;
+                self.encode_cached(text, first, first_key, out, cache, &mut failure);
+            } else {
+                queue[(head + queued) % AHEAD] = (piece, key);
+                queued += 1;
+            }
+        })?;
+        for i in 0..queued {
+            let (piece, key) = queue[(head + i) % AHEAD];
+            self.encode_cached(text, piece, key, out, cache, &mut failure);
+        }
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Appends the ids of `piece` (a piece of `text` with cache key `key`): from the cache,
+    /// or encoded and then cached. After a failure, does nothing.
+    #[inline]
+    fn encode_cached(
+        &self,
+        text: &str,
+        piece: &str,
+        key: u64,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache,
+        failure: &mut Option<Error>,
+    ) {
+        if failure.is_some() || cache.extend_with_key(key, piece.as_bytes(), out) {
+            return;
+        }
+        let start = out.len();
+        if let Err(unknown) = self.encode_word(piece, out) {
+            let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
+            *failure = Some(unknown.into_error(text, offset));
+            return;
+        }
+        cache.insert(piece.as_bytes(), &out[start..]);
+    }
+
+    /// Encodes one pre-tokenized piece (a word), appending its ids.
+    pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        self.encode_word(piece, out)
+            .map_err(|u| u.into_error(piece, 0))
+    }
+
+    /// The id of a piece that is encoded whole: a special token found by the pattern
+    /// (CLIP), or a piece that is itself a token when merges are ignored (tiktoken).
+    #[inline]
+    fn whole_piece(&self, piece: &str) -> Option<u32> {
+        if !self.special_pieces.is_empty() {
+            if let Some(&id) = self.special_pieces.get(piece) {
+                return Some(id);
+            }
+        }
+        if self.config.ignore_merges {
+            return self.piece_ids.get(piece.as_bytes());
+        }
+        None
+    }
+
+    /// Encodes one piece: whole, or by the algorithm.
+    #[inline]
+    fn encode_word(&self, piece: &str, out: &mut Vec<u32>) -> std::result::Result<(), UnknownChar> {
+        if let Some(id) = self.whole_piece(piece) {
+            out.push(id);
+            return Ok(());
+        }
+        self.algorithm.encode_word(piece, out)
+    }
+
+    /// Encodes with BPE-dropout: each merge is skipped with probability `p` when its turn
+    /// comes (skipped merges may apply later, once a neighbour changed). Seeded, so the same
+    /// text, `p` and seed give the same ids; `p = 0` is plain encoding. No cache, and no
+    /// whole-piece tokens: every piece goes through the merges.
+    pub fn encode_dropout(
+        &self,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        p: f64,
+        seed: u64,
+    ) -> Result<Vec<u32>> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::invalid(format!(
+                "dropout must be between 0 and 1, got {p}"
+            )));
+        }
+        if p == 0.0 || self.algorithm.greedy().is_some() {
+            return self.encode(text, specials);
+        }
+        let mut rng = SplitMix64::new(seed);
+        let normalized = self.config.normalizer.normalize(text);
+        let mut out = Vec::new();
+        let mut ordinary = |part: &str, out: &mut Vec<u32>| -> Result<()> {
+            let mut failure = None;
+            self.config.pre_tokenizer.for_each_piece(part, |piece| {
+                if failure.is_some() {
+                    return;
+                }
+                if let Err(u) = self.algorithm.encode_word_dropout(piece, out, p, &mut rng) {
+                    let offset = piece.as_ptr() as usize - part.as_ptr() as usize;
+                    failure = Some(u.into_error(part, offset));
+                }
+            })?;
+            failure.map_or(Ok(()), Err)
+        };
+        match specials {
+            None => ordinary(&normalized, &mut out)?,
+            Some(matcher) => matcher.for_each_part(&normalized, |part| match part {
+                Part::Ordinary(text) => ordinary(text, &mut out),
+                Part::Special(id) => {
+                    out.push(id);
+                    Ok(())
+                }
+            })?,
+        }
+        Ok(out)
+    }
+
+    /// Encodes each text on the rayon pool; results in input order. A text containing a
+    /// `forbidden` special token is an error naming the text.
+    pub fn encode_batch(
+        &self,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<Vec<Vec<u32>>> {
+        use rayon::prelude::*;
+        texts
+            .par_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let mut ids = Vec::new();
+                self.encode_in_batch(i, text, specials, forbidden, &mut ids)
+                    .map(|()| ids)
+            })
+            .collect()
+    }
+
+    /// Text `index` of a batch, its ids appended to `out`: the forbidden-token check,
+    /// then `encode`; an error names the text.
+    fn encode_in_batch(
+        &self,
+        index: usize,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        forbidden
+            .map_or(Ok(()), |f| f.refuse_in(text))
+            .and_then(|()| self.encode_into(text, specials, out))
+            .map_err(|e| in_text(index, e))
+    }
+
+    /// `encode_batch` as one flat list of ids and the offsets where each text's ids start
+    /// (one more offset than texts, the last being the total).
+    pub fn encode_batch_flat(
+        &self,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        use rayon::prelude::*;
+        // Runs of texts, each encoded into one buffer: no vector per text, and the runs are
+        // joined once. Several runs a thread keep the threads evenly loaded.
+        let run = texts
+            .len()
+            .div_ceil(8 * rayon::current_num_threads())
+            .max(1);
+        let parts = texts
+            .par_chunks(run)
+            .enumerate()
+            .map(|(part, chunk)| {
+                let mut ids = Vec::new();
+                let mut ends = Vec::with_capacity(chunk.len());
+                for (k, text) in chunk.iter().enumerate() {
+                    self.encode_in_batch(part * run + k, text, specials, forbidden, &mut ids)?;
+                    ends.push(ids.len() as u64);
+                }
+                Ok((ids, ends))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut flat = Vec::with_capacity(parts.iter().map(|(ids, _)| ids.len()).sum());
+        let mut offsets = Vec::with_capacity(texts.len() + 1);
+        offsets.push(0);
+        for (ids, ends) in &parts {
+            let base = flat.len() as u64;
+            offsets.extend(ends.iter().map(|end| base + end));
+            flat.extend_from_slice(ids);
+        }
+        Ok((flat, offsets))
+    }
+}
+
+fn in_text(index: usize, err: Error) -> Error {
+    Error {
+        message: format!("text {index} of the batch: {}", err.message),
+        ..err
+    }
+}

@@ -1,0 +1,151 @@
+//! The pipeline: a tokenizer's stages around its algorithm. Encoding is normalize →
+//! special tokens (`specials`) → pre-tokenize → per piece: the piece cache (`cache`), or
+//! whole-piece tokens, or the algorithm (`crate::algorithms`) → ids (`encode`); decoding
+//! turns ids back into bytes (`decode`).
+//!
+//! A `Tokenizer` is built once from plain data (token → id, merges in rank order, special
+//! tokens) and is immutable afterwards, so one serves all threads.
+
+pub mod cache;
+mod decode;
+mod encode;
+pub mod specials;
+#[cfg(test)]
+mod tests;
+
+use rustc_hash::FxHashMap;
+
+use crate::algorithms::bpe::Bpe;
+use crate::algorithms::greedy::Greedy;
+use crate::algorithms::{Algorithm, AlgorithmConfig, Unknown, Vocab};
+use crate::error::{Error, Result};
+use crate::normalize::Normalizer;
+use crate::pretokenize::PreTokenizer;
+use crate::symbols::{byte_level_bytes, EndOfWord, SymbolRules, Unit};
+use cache::{new_owner, PieceIds};
+
+pub use specials::SpecialMatcher;
+
+#[derive(Debug, Clone)]
+pub struct TokenizerConfig {
+    pub normalizer: Normalizer,
+    pub pre_tokenizer: PreTokenizer,
+    pub rules: SymbolRules,
+    /// A piece that is itself a token is encoded whole, before any merge (tiktoken).
+    pub ignore_merges: bool,
+    pub unknown: Unknown,
+    pub algorithm: AlgorithmConfig,
+    /// Special tokens are recognised as whole pieces of the pre-tokenizer (CLIP), not
+    /// split off before it.
+    pub specials_in_pattern: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Tokenizer {
+    pub config: TokenizerConfig,
+    /// id → token string (empty for unused ids).
+    pub tokens: Vec<String>,
+    pub vocab: Vocab,
+    /// Special tokens: literal text → id, matched before pre-tokenization.
+    pub specials: Vec<(String, u32)>,
+    pub algorithm: Algorithm,
+    /// Whole pieces that are tokens, by their text, for `ignore_merges`.
+    pub(crate) piece_ids: PieceIds,
+    /// Pieces that are special tokens, when `specials_in_pattern`.
+    pub(crate) special_pieces: FxHashMap<String, u32>,
+    /// id → the text bytes it decodes to (end-of-word markers become a space).
+    pub(crate) token_bytes: Vec<Vec<u8>>,
+    /// Identifies this tokenizer's entries in the per-thread piece caches (`cache.rs`).
+    pub(crate) cache_owner: u64,
+}
+
+impl Tokenizer {
+    pub fn new(
+        config: TokenizerConfig,
+        vocab: Vec<(String, u32)>,
+        merges: &[(String, String)],
+        specials: Vec<(String, u32)>,
+    ) -> Result<Self> {
+        let size = vocab
+            .iter()
+            .chain(&specials)
+            .map(|(_, id)| *id as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut tokens = vec![String::new(); size];
+        let mut map = Vocab::default();
+        for (token, id) in &vocab {
+            if let Some(other) = map.insert(token.clone(), *id) {
+                return Err(Error::invalid(format!(
+                    "token {token:?} appears twice in the vocabulary (ids {other} and {id})"
+                )));
+            }
+            if !tokens[*id as usize].is_empty() {
+                return Err(Error::invalid(format!(
+                    "id {id} is given to two tokens: {:?} and {token:?}",
+                    tokens[*id as usize]
+                )));
+            }
+            tokens[*id as usize] = token.clone();
+        }
+        for (token, id) in &specials {
+            tokens[*id as usize] = token.clone();
+        }
+        let (algorithm, token_bytes) = match &config.algorithm {
+            AlgorithmConfig::Greedy { prefix } => {
+                let greedy = Greedy::new(&map, size, prefix, &config.rules, config.unknown)?;
+                let bytes = decode::token_bytes(&tokens, &specials, &config.rules, Some(&greedy));
+                (Algorithm::Greedy(greedy), bytes)
+            }
+            AlgorithmConfig::Bpe { merge_rule } => {
+                let bytes = decode::token_bytes(&tokens, &specials, &config.rules, None);
+                let bpe = Bpe::new(
+                    &map,
+                    merges,
+                    *merge_rule,
+                    &config.rules,
+                    config.unknown,
+                    &bytes,
+                )?;
+                (Algorithm::Bpe(bpe), bytes)
+            }
+        };
+        let mut piece_ids = PieceIds::default();
+        let rules = &config.rules;
+        if config.ignore_merges
+            && rules.unit == Unit::Bytes
+            && rules.end_of_word != EndOfWord::Attached
+        {
+            for (token, &id) in &map {
+                if let Some(bytes) = byte_level_bytes(token) {
+                    piece_ids.insert(&bytes, id);
+                }
+            }
+        }
+        let special_pieces = if config.specials_in_pattern {
+            specials.iter().cloned().collect()
+        } else {
+            FxHashMap::default()
+        };
+        Ok(Tokenizer {
+            config,
+            tokens,
+            vocab: map,
+            specials,
+            algorithm,
+            piece_ids,
+            special_pieces,
+            token_bytes,
+            cache_owner: new_owner(),
+        })
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.vocab.len()
+            + self
+                .specials
+                .iter()
+                .filter(|(t, _)| !self.vocab.contains_key(t))
+                .count()
+    }
+}

@@ -1,0 +1,310 @@
+//! The encode path on small hand-made vocabularies: each option of the pipeline and of the
+//! algorithms, the cache against no cache, long pieces against short ones, dropout's ends,
+//! and decoding back.
+
+use super::*;
+use crate::algorithms::bpe::MergeRule;
+use crate::pipeline::cache::MAX_PIECE_BYTES;
+use crate::pretokenize::GPT2;
+use crate::symbols::byte_to_unicode;
+
+fn config(unit: Unit, end_of_word: EndOfWord, algorithm: AlgorithmConfig) -> TokenizerConfig {
+    TokenizerConfig {
+        normalizer: Normalizer::default(),
+        pre_tokenizer: PreTokenizer::Whitespace,
+        rules: SymbolRules {
+            unit,
+            end_of_word,
+            end_of_word_symbol: "</w>".into(),
+        },
+        ignore_merges: false,
+        unknown: Unknown::Error,
+        algorithm,
+        specials_in_pattern: false,
+    }
+}
+
+fn bpe(rule: MergeRule) -> AlgorithmConfig {
+    AlgorithmConfig::Bpe { merge_rule: rule }
+}
+
+/// Tokens get ids in the order given.
+fn vocab(tokens: &[&str]) -> Vec<(String, u32)> {
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.to_string(), i as u32))
+        .collect()
+}
+
+fn merges(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// The Sennrich et al. (2016) example: classic, separate `</w>`.
+fn classic(unknown: Unknown) -> Tokenizer {
+    let mut c = config(Unit::Chars, EndOfWord::Separate, bpe(MergeRule::Merges));
+    c.unknown = unknown;
+    let v = vocab(&[
+        "l", "o", "w", "e", "r", "n", "s", "t", "i", "d", "</w>", "es", "est", "est</w>", "lo",
+        "low", "<unk>",
+    ]);
+    let m = merges(&[
+        ("e", "s"),
+        ("es", "t"),
+        ("est", "</w>"),
+        ("l", "o"),
+        ("lo", "w"),
+    ]);
+    Tokenizer::new(c, v, &m, vec![]).unwrap()
+}
+
+fn ids_of(t: &Tokenizer, tokens: &[&str]) -> Vec<u32> {
+    tokens.iter().map(|s| t.vocab[*s]).collect()
+}
+
+/// A byte-level vocabulary: the 256 byte symbols (ids 0..256), then `extra` in order.
+fn byte_vocab(extra: &[&str]) -> Vec<(String, u32)> {
+    let mut v: Vec<(String, u32)> = byte_to_unicode()
+        .iter()
+        .enumerate()
+        .map(|(b, c)| (c.to_string(), b as u32))
+        .collect();
+    for (i, t) in extra.iter().enumerate() {
+        v.push((t.to_string(), 256 + i as u32));
+    }
+    v
+}
+
+fn byte_level(extra: &[&str], m: &[(&str, &str)], rule: MergeRule) -> Tokenizer {
+    let c = config(Unit::Bytes, EndOfWord::None, bpe(rule));
+    Tokenizer::new(c, byte_vocab(extra), &merges(m), vec![]).unwrap()
+}
+
+#[test]
+fn merges_apply_by_rank_with_a_separate_end_of_word() {
+    let t = classic(Unknown::Error);
+    assert_eq!(
+        t.encode("lowest newer", None).unwrap(),
+        ids_of(&t, &["low", "est</w>", "n", "e", "w", "e", "r", "</w>"])
+    );
+}
+
+#[test]
+fn ranks_rule_merges_the_lowest_ranked_token_first() {
+    // "ab" (256) outranks "bc" (257): "abc" → ab c under ranks; the merge list ranks
+    // (b, c) first and gives a bc.
+    let ranks = byte_level(&["ab", "bc"], &[], MergeRule::Ranks);
+    assert_eq!(ranks.encode("abc", None).unwrap(), [256, b'c' as u32]);
+    let listed = byte_level(&["ab", "bc"], &[("b", "c"), ("a", "b")], MergeRule::Merges);
+    assert_eq!(listed.encode("abc", None).unwrap(), [b'a' as u32, 257]);
+}
+
+#[test]
+fn ignore_merges_takes_whole_pieces_that_are_tokens() {
+    let m = [("a", "b")];
+    let plain = byte_level(&["ab", "abc"], &m, MergeRule::Merges);
+    assert_eq!(plain.encode("abc", None).unwrap(), [256, b'c' as u32]);
+    let mut c = config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Merges));
+    c.ignore_merges = true;
+    let whole = Tokenizer::new(c, byte_vocab(&["ab", "abc"]), &merges(&m), vec![]).unwrap();
+    assert_eq!(whole.encode("abc", None).unwrap(), [257]);
+    assert_eq!(
+        whole.encode("abcab", None).unwrap(),
+        [256, b'c' as u32, 256]
+    );
+}
+
+#[test]
+fn end_of_word_modes() {
+    // Attached: the last symbol carries the marker.
+    let c = config(Unit::Chars, EndOfWord::Attached, bpe(MergeRule::Merges));
+    let v = vocab(&["a", "b", "a</w>", "b</w>", "ab</w>"]);
+    let t = Tokenizer::new(c, v, &merges(&[("a", "b</w>")]), vec![]).unwrap();
+    assert_eq!(t.encode("ab ba", None).unwrap(), [4, 1, 2]);
+    assert_eq!(t.decode_bytes(&[4, 1, 2]).unwrap(), b"ab ba");
+    // None: no marker at all.
+    let c = config(Unit::Chars, EndOfWord::None, bpe(MergeRule::Merges));
+    let t = Tokenizer::new(c, vocab(&["a", "b", "ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
+    assert_eq!(t.encode("ab ba", None).unwrap(), [2, 1, 0]);
+    // Separate: a model without its marker is refused.
+    let c = config(Unit::Chars, EndOfWord::Separate, bpe(MergeRule::Merges));
+    let err = Tokenizer::new(c, vocab(&["a"]), &[], vec![]).unwrap_err();
+    assert!(
+        err.message.contains("end-of-word symbol"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn unknown_characters_map_to_unk_or_fail() {
+    let t = classic(Unknown::Unk(16));
+    assert_eq!(
+        t.encode("lox", None).unwrap(),
+        ids_of(&t, &["lo", "<unk>", "</w>"])
+    );
+    let t = classic(Unknown::Error);
+    let err = t.encode("low x", None).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("unknown character 'x' (U+0078) at character 4"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn greedy_longest_match_with_continuations() {
+    let c = config(
+        Unit::Chars,
+        EndOfWord::None,
+        AlgorithmConfig::Greedy {
+            prefix: "##".into(),
+        },
+    );
+    let v = vocab(&[
+        "un", "##un", "able", "##able", "a", "##a", "b", "##b", "l", "##l", "e", "##e", "[UNK]",
+    ]);
+    let mut with_unk = c.clone();
+    with_unk.unknown = Unknown::Unk(12);
+    let t = Tokenizer::new(with_unk, v.clone(), &[], vec![]).unwrap();
+    let ids = t.encode("unable ab unx", None).unwrap();
+    assert_eq!(ids, [0, 3, 4, 7, 0, 12]);
+    assert_eq!(t.decode_bytes(&ids[..4]).unwrap(), b"unable ab");
+    let t = Tokenizer::new(c.clone(), v[..12].to_vec(), &[], vec![]).unwrap();
+    assert!(t.encode("unx", None).is_err());
+    // Every plain token needs its continuation form.
+    let err = Tokenizer::new(c, vocab(&["a", "b", "##a"]), &[], vec![]).unwrap_err();
+    assert!(
+        err.message.contains("no continuation form"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn specials_allowed_and_forbidden() {
+    let c = config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Merges));
+    let specials = vec![("<s>".to_string(), 300)];
+    let t = Tokenizer::new(
+        c,
+        byte_vocab(&["ab"]),
+        &merges(&[("a", "b")]),
+        specials.clone(),
+    )
+    .unwrap();
+    let matcher = SpecialMatcher::new(&specials).unwrap().unwrap();
+    let a = b'a' as u32;
+    assert_eq!(t.encode("ab<s>a", Some(&matcher)).unwrap(), [256, 300, a]);
+    // Not allowed: ordinary text.
+    assert_eq!(t.encode("<s>", None).unwrap().len(), 3);
+    let err = matcher.refuse_in("x<s>").unwrap_err();
+    assert!(
+        err.message.contains("special token \"<s>\""),
+        "{}",
+        err.message
+    );
+    let batch = t.encode_batch(&["ab", "<s>"], None, Some(&matcher));
+    assert!(batch
+        .unwrap_err()
+        .message
+        .starts_with("text 1 of the batch"));
+    assert_eq!(t.decode_bytes(&[256, 300, a]).unwrap(), b"ab<s>a");
+}
+
+#[test]
+fn the_cache_gives_the_ids_of_the_uncached_path() {
+    let c = TokenizerConfig {
+        pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
+        ..config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Ranks))
+    };
+    let t = Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap();
+    let text = "ab abab ba ab abab ba, abba ab";
+    let first = t.encode(text, None).unwrap();
+    let again = t.encode(text, None).unwrap(); // every piece now cached
+    let mut uncached = Vec::new();
+    for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
+        t.encode_piece(&piece, &mut uncached).unwrap();
+    }
+    assert_eq!(first, uncached);
+    assert_eq!(again, uncached);
+    let (flat, offsets) = t
+        .encode_batch_flat(&[text, "ab", text], None, None)
+        .unwrap();
+    assert_eq!(
+        offsets,
+        [
+            0,
+            first.len() as u64,
+            first.len() as u64 + 1,
+            flat.len() as u64
+        ]
+    );
+}
+
+#[test]
+fn long_pieces_encode_as_short_ones_do() {
+    let t = byte_level(
+        &["ab", "abab"],
+        &[("a", "b"), ("ab", "ab")],
+        MergeRule::Merges,
+    );
+    // Longer than the cache keeps and than the linear merge handles; `x` is a cut.
+    let long = format!("{}x{}", "ab".repeat(100), "ab".repeat(3));
+    assert!(long.len() > MAX_PIECE_BYTES);
+    let mut expected = vec![257; 50];
+    expected.extend([b'x' as u32, 257, 256]);
+    assert_eq!(t.encode(&long, None).unwrap(), expected);
+    assert_eq!(t.encode(&long, None).unwrap(), expected);
+    assert_eq!(t.encode("ababab", None).unwrap(), [257, 256]);
+}
+
+#[test]
+fn dropout_ends_and_seeds() {
+    let t = classic(Unknown::Error);
+    let text = "lowest newest lower";
+    let plain = t.encode(text, None).unwrap();
+    assert_eq!(t.encode_dropout(text, None, 0.0, 7).unwrap(), plain);
+    let mut initial = Vec::new();
+    for word in text.split(' ') {
+        let Algorithm::Bpe(bpe) = &t.algorithm else {
+            unreachable!()
+        };
+        bpe.initial_ids(word, &mut initial).unwrap();
+    }
+    assert_eq!(t.encode_dropout(text, None, 1.0, 7).unwrap(), initial);
+    assert!(t.encode_dropout(text, None, 1.5, 7).is_err());
+    // Seeded: the same seed gives the same ids, pinned here so that a change of the
+    // random numbers or of the merge order is noticed.
+    let pinned = |seed| {
+        t.encode_dropout("lowest lowest newest", None, 0.5, seed)
+            .unwrap()
+    };
+    assert_eq!(pinned(1), pinned(1));
+    assert_eq!(pinned(1), PINNED_SEED_1);
+    assert_eq!(pinned(2), PINNED_SEED_2);
+}
+
+const PINNED_SEED_1: [u32; 13] = [0, 1, 2, 13, 15, 12, 10, 5, 3, 2, 11, 7, 10];
+const PINNED_SEED_2: [u32; 14] = [14, 2, 13, 15, 11, 7, 10, 5, 3, 2, 3, 6, 7, 10];
+
+#[test]
+fn decode_round_trips() {
+    let t = classic(Unknown::Error);
+    let text = "lowest newer lower";
+    let ids = t.encode(text, None).unwrap();
+    assert_eq!(t.decode_bytes(&ids).unwrap(), text.as_bytes());
+    let c = TokenizerConfig {
+        pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
+        ..config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Merges))
+    };
+    let b = Tokenizer::new(c, byte_vocab(&["ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
+    let text = "ab cd é 🙂";
+    let ids = b.encode(text, None).unwrap();
+    assert_eq!(b.decode_bytes(&ids).unwrap(), text.as_bytes());
+    assert!(b.decode_bytes(&[999]).is_err());
+}

@@ -1,0 +1,188 @@
+//! The fast splitters against fancy-regex on hand-picked texts.
+
+use super::super::classes::ranges;
+use super::*;
+use fancy_regex::Regex;
+
+fn fast(p: FastPattern, text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    p.for_each_piece(text, |s| out.push(s)).unwrap();
+    out
+}
+
+fn slow(p: FastPattern, text: &str) -> Vec<String> {
+    let re = Regex::new(p.regex()).unwrap();
+    re.find_iter(text)
+        .map(|m| m.unwrap().as_str().to_string())
+        .collect()
+}
+
+fn check(text: &str) {
+    for p in FastPattern::ALL {
+        assert_eq!(fast(p, text), slow(p, text), "{} on {text:?}", p.name());
+    }
+}
+
+#[test]
+fn from_regex_picks_only_the_exact_strings() {
+    for p in FastPattern::ALL {
+        assert_eq!(FastPattern::from_regex(p.regex()), Some(p));
+        assert!(Regex::new(p.regex()).is_ok());
+    }
+    assert_eq!(FastPattern::from_regex(&format!("{GPT2} ")), None);
+    assert_eq!(FastPattern::from_regex(r"\w+"), None);
+}
+
+#[test]
+fn known_splits() {
+    let t = "Hello world! I'm HERE's 12345 \n\n  ok";
+    assert_eq!(
+        fast(FastPattern::Gpt2, t),
+        ["Hello", " world", "!", " I", "'m", " HERE", "'s", " 12345", " \n\n ", " ok"]
+    );
+    assert_eq!(
+        fast(FastPattern::Cl100k, t),
+        [
+            "Hello", " world", "!", " I", "'m", " HERE", "'s", " ", "123", "45", " \n\n", " ",
+            " ok"
+        ]
+    );
+    assert_eq!(
+        fast(FastPattern::O200k, t),
+        ["Hello", " world", "!", " I'm", " HERE's", " ", "123", "45", " \n\n", " ", " ok"]
+    );
+}
+
+#[test]
+fn tricky_strings_match_the_regex() {
+    let cases = [
+        "",
+        " ",
+        "  ",
+        "\n",
+        "a",
+        "'",
+        "''",
+        "'s",
+        "'S",
+        "'ſ",
+        "x'ſ",
+        "'ll'LL'lL'Ve're'RE'd'D'm'M't'T",
+        "don't we'll they're I've she'd I'm it's",
+        "DON'T WE'LL THEY'RE",
+        "'sa 'lx 'l 'v 're'",
+        "a\r\nb\r\n\r\n c \r\n",
+        "a  \n  b   \t  \n",
+        "   a    !   \n   ",
+        "x  ",
+        "x \t",
+        "1 12 123 1234 12345 123456 1234567",
+        " 1 ½Ⅻ٣",
+        "e\u{301}\u{301} \u{301}a \u{301}\u{301}!",
+        "\u{1c5}ungla \u{1c4}\u{1c5}\u{1c6} ʰʰa Aʰb AʰBc",
+        "HELLOworld HelloWorld hello'S HELLO'S ÀÉÎõü",
+        "a\u{a0}b \u{a0} c\u{2028}d\u{2029}\u{3000}e\u{85}f",
+        "x\u{0}y \u{0}\u{0} \u{1f}z",
+        "😀😀 a😀 😀b 👍🏽",
+        "𐐀𐐨 𝐀𝐁 𝟏𝟐𝟑𝟒",
+        "한국어 텍스트입니다. 大韓民國憲法 第1條",
+        "!\n/ !!\n\n//x ;\r\n//y",
+        "(hello) [world]\n\"quoted\"",
+        "\r",
+        "\r\r\n\n\r",
+        " \r\n",
+        "a \n",
+        "'\n's\n",
+        "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "ABCDEFGHIJklmnopqrstuvwxyzé ABCDEFGHIJKLMNOPé abcdefghijklmnop\u{301}x",
+        "(abcdefghijkl'S) ABCDEFGHIJKLM'ſ abcdefgh' abcdefgh'll",
+        "Ééééééééééééé ÉÉÉÉÉÉÉÉÉÉéééé aaaaaaaaaaaaaaaaaaaé",
+    ];
+    for t in cases {
+        check(t);
+    }
+}
+
+#[test]
+fn swar_ranges_match_byte_tests() {
+    for b in 0..=255u8 {
+        let x = u64::from_le_bytes([b'a', b, 0xff, b'Z', b, b'0', b, 0x80]);
+        let byte_is = |m: u64, k: usize| m >> (8 * k + 7) & 1 == 1;
+        assert_eq!(
+            byte_is(ascii_letters(x), 1),
+            b.is_ascii_alphabetic(),
+            "{b:#x}"
+        );
+        assert_eq!(
+            byte_is(ascii_lowercase(x), 4),
+            b.is_ascii_lowercase(),
+            "{b:#x}"
+        );
+        assert_eq!(
+            byte_is(ascii_uppercase(x), 6),
+            b.is_ascii_uppercase(),
+            "{b:#x}"
+        );
+        assert!(byte_is(ascii_letters(x), 0) && !byte_is(ascii_letters(x), 2));
+        assert!(byte_is(ascii_uppercase(x), 3) && !byte_is(ascii_letters(x), 7));
+    }
+}
+
+#[test]
+fn every_character_alone_and_in_context_matches_the_regex() {
+    // One character from each 64-code-point block (and each ASCII one), alone and
+    // between a letter, a space and an apostrophe: every class transition the patterns
+    // test, across all planes.
+    let mut chars: Vec<char> = (0u32..128).filter_map(char::from_u32).collect();
+    chars.extend((128u32..0x11_0000).step_by(61).filter_map(char::from_u32));
+    let mut text = String::new();
+    for c in chars {
+        for ctx in ["a", " ", "'", "A", "1", "\n", "\u{301}"] {
+            text.push(c);
+            text.push_str(ctx);
+            text.push(c);
+            text.push(c);
+        }
+    }
+    check(&text);
+}
+
+#[test]
+fn contraction_letters_are_the_case_folds_regex_syntax_knows() {
+    for letter in ['s', 't', 'r', 'e', 'v', 'm', 'l', 'd'] {
+        let folds: Vec<char> = ranges(&format!("(?i:{letter})"))
+            .into_iter()
+            .flat_map(|(a, b)| a..=b)
+            .collect();
+        for c in folds {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf).as_bytes();
+            assert_eq!(
+                contraction_letter(s, 0, true),
+                Some((letter as u8, s.len())),
+                "{c:?}"
+            );
+        }
+        for c in ['\u{212a}', 'ß', 'İ', 'ı'] {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf).as_bytes();
+            assert_eq!(contraction_letter(s, 0, true), None);
+        }
+    }
+}
+
+#[test]
+fn pieces_cover_the_text_without_panicking_on_any_byte_position() {
+    let t = "a\u{301}ſ'ſ 𐐀\u{a0}\r\n한";
+    for p in FastPattern::ALL {
+        assert_eq!(fast(p, t).concat(), t);
+        // Scanning from any byte, boundary or not, must not panic.
+        let scan = Scan {
+            c: classes(),
+            b: t.as_bytes(),
+        };
+        for i in 0..=t.len() + 2 {
+            let _ = (scan.gpt2(i), scan.cl100k(i), scan.o200k(i));
+        }
+    }
+}
