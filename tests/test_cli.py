@@ -62,8 +62,8 @@ def test_train_from_stdin(tmp_path):
     "args, message",
     [
         (["train", "missing.txt", "--merges", "3", "-o", "x.json"], "missing.txt: no such file"),
-        (["train", "--merges", "x", "-o", "x.json"], "invalid int value"),
-        (["train", "-o", "x.json"], "give --vocab-size N or --merges N"),
+        (["train", "--merges", "x", "-o", "x.json"], "invalid integer"),
+        (["train", "-o", "x.json"], "give --vocab-size N or --num-merges N"),
         (["encode", "-m", "missing.json"], "no such file"),
     ],
 )
