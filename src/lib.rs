@@ -4,8 +4,7 @@
 //! normalize → pretokenize → symbols (initial symbols) → count (word table)
 //! → train (learn merges) | model + merge (apply merges) + encode (→ ids, with `cache`)
 //! → decode.
-//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does; `stream`
-//! gives the subword-nmt commands their input as whole lines of text.
+//! `nmt` is subword-nmt's learn-bpe, apply-bpe and get-vocab, byte-identical.
 //! `compress` is the separate 1994 byte-pair compression algorithm.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 
@@ -17,13 +16,11 @@ pub mod encode;
 pub mod error;
 pub mod merge;
 pub mod model;
+pub mod nmt;
 pub mod normalize;
 pub mod pretokenize;
-pub mod segment;
-pub mod stream;
 pub mod symbols;
 pub mod train;
-pub mod wordmap;
 
 #[cfg(feature = "python")]
 mod bindings;
