@@ -23,7 +23,7 @@ from peers import peer
 import subword
 from subword import reference
 from subword.cli import main
-from subword.formats.codes import Codes, format_codes, read_codes, write_codes
+from subword.nmt import Codes, format_codes, read_codes, write_codes
 
 # --- the peer ------------------------------------------------------------------------------
 
