@@ -4,13 +4,11 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::{progress, symbol_rules, to_py_err, WordCounter};
+use super::{progress, to_py_err, WordCounter};
 use crate::nmt::apply::{CodesVersion, Isolation, Segmenter};
-use crate::nmt::learn::learn as learn_exact;
+use crate::nmt::learn::{learn, Rule};
 use crate::nmt::stream::TextBlocks;
 use crate::nmt::words::count_words_parallel;
-use crate::nmt::END_OF_WORD;
-use crate::train::{train as train_core, TieBreak, TrainConfig};
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegmenter>()?;
@@ -66,9 +64,8 @@ fn count_nmt_block(
     Ok(())
 }
 
-/// learn-bpe on a counter's table: subword-nmt's own learner (`crate::nmt::learn`), or with
-/// `textbook` the core's trainer (characters with `</w>` attached to the last one, ties to
-/// the greatest pair). Returns (left, right, count) per merge, at most `num_merges`.
+/// learn-bpe on a counter's table (`crate::nmt::learn`): subword-nmt's learner, or with
+/// `textbook` true pair counts. Returns (left, right, count) per merge.
 #[pyfunction]
 #[pyo3(signature = (counter, *, num_merges, min_frequency, textbook, show_progress))]
 fn learn_codes(
@@ -80,36 +77,20 @@ fn learn_codes(
     show_progress: bool,
 ) -> PyResult<Vec<(String, String, i64)>> {
     let table = &counter.inner.table;
-    let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
+    let rule = if textbook {
+        Rule::Textbook
+    } else {
+        Rule::SubwordNmt
+    };
     let result = py.detach(|| {
-        if !textbook {
-            let min = i64::try_from(min_frequency).unwrap_or(i64::MAX);
-            return Ok(learn_exact(table, num_merges, min, &mut |done| {
-                bar.set_position(done as u64)
-            }));
-        }
-        let config = TrainConfig {
-            rules: symbol_rules("chars", "attached", END_OF_WORD)?,
-            num_merges: Some(num_merges),
-            vocab_size: None,
-            min_frequency,
-            tie_break: TieBreak::SubwordNmt,
-            reserved: 0,
-        };
-        let trained = train_core(table, &config, &mut |done: usize, _: Option<usize>| {
+        let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
+        let result = learn(table, num_merges, min_frequency, rule, &mut |done| {
             bar.set_position(done as u64)
-        })
-        .map_err(to_py_err)?;
-        Ok(trained
-            .merges
-            .into_iter()
-            .zip(trained.counts)
-            .map(|((a, b), count)| (a, b, i64::try_from(count).unwrap_or(i64::MAX)))
-            .take(num_merges)
-            .collect())
+        });
+        bar.finish_and_clear();
+        result
     });
-    bar.finish_and_clear();
-    result
+    result.map_err(to_py_err)
 }
 
 /// Segments text with a codes file's merges as `subword-nmt apply-bpe` does.

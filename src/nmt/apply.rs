@@ -585,7 +585,6 @@ fn merge_all_occurrences(
 mod tests {
     use super::*;
 
-
     fn merges(list: &[(&str, &str)]) -> Vec<(String, String)> {
         list.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -613,7 +612,6 @@ mod tests {
         );
     }
 
-
     #[test]
     fn version_0_1_has_a_separate_end_symbol() {
         let mut s = segmenter(
@@ -626,7 +624,6 @@ mod tests {
         );
     }
 
-
     #[test]
     fn all_occurrences_differs_from_one_at_a_time_on_remade_strings() {
         // (ab, a) ranks before (a, b): merging every (a, b) first gives ab ab x;
@@ -638,12 +635,10 @@ mod tests {
         assert!(learned.merges_one_at_a_time());
     }
 
-
     #[test]
     fn dropout_one_gives_characters_and_zero_changes_nothing() {
         let mut s = segmenter(&[("a", "b"), ("ab", "c</w>")], CodesVersion::V0_2);
         assert_eq!(s.process_line("abc", 1.0).unwrap(), "a@@ b@@ c");
         assert_eq!(s.process_line("abc", 0.0).unwrap(), "abc");
     }
-
 }

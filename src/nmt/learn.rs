@@ -18,17 +18,22 @@
 //!
 //! Words without whitespace (the symbols of such a word never hold any) merge as plain
 //! adjacent pairs, without strings; only words with whitespace take the regex's path.
-//! The textbook learner is `crate::train` (`TieBreak::SubwordNmt`): on text where no
-//! quirk fires both give the same codes.
+//! The textbook learner is `crate::train` (`TieBreak::SubwordNmt`). On a table where no
+//! word holds whitespace or `</w>` no quirk can fire and both give the same codes (the
+//! corpora of tests/test_nmt.py show it, and `plain_tables_learn_alike` below), so such a
+//! table goes to `crate::train`, 3× faster (docs/performance-nmt.md).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
 use crate::count::WordTable;
+use crate::error::Result;
 use crate::nmt::END_OF_WORD;
+use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::train::{train, TieBreak, TrainConfig};
 
 type Pair = (u32, u32);
 
@@ -45,8 +50,8 @@ pub type Merge = (String, String, i64);
 /// subword-nmt.
 #[derive(Default)]
 struct Interner {
-    ids: FxHashMap<Arc<str>, u32>,
-    names: Vec<Arc<str>>,
+    ids: FxHashMap<Rc<str>, u32>,
+    names: Vec<Rc<str>>,
 }
 
 impl Interner {
@@ -55,7 +60,7 @@ impl Interner {
             return id;
         }
         let id = self.names.len() as u32;
-        let name: Arc<str> = Arc::from(s);
+        let name: Rc<str> = Rc::from(s);
         self.names.push(name.clone());
         self.ids.insert(name, id);
         id
@@ -66,8 +71,8 @@ impl Interner {
 struct Entry {
     count: i64,
     pair: Pair,
-    left: Arc<str>,
-    right: Arc<str>,
+    left: Rc<str>,
+    right: Rc<str>,
 }
 
 impl PartialEq for Entry {
@@ -172,7 +177,10 @@ impl Learner {
 
     /// `max(stats, key=(count, pair))`, None when `stats` is empty.
     fn most_frequent(&mut self) -> Option<(Pair, i64)> {
-        for pair in std::mem::take(&mut self.dirty) {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        for pair in dirty {
             if let Some(&count) = self.stats.get(&pair) {
                 let entry = self.entry(pair, count);
                 self.heap.push(entry);
@@ -185,6 +193,16 @@ impl Learner {
             self.heap.pop();
         }
         None
+    }
+
+    /// `max(stats, key=(count, pair))` by one pass over `stats`.
+    fn max_by_scan(&self) -> Option<(Pair, i64)> {
+        let names = &self.symbols.names;
+        let key = |p: &Pair, c: i64| (c, &names[p.0 as usize], &names[p.1 as usize]);
+        self.stats
+            .iter()
+            .max_by(|(p, &c), (q, &d)| key(p, c).cmp(&key(q, d)))
+            .map(|(&p, &c)| (p, c))
     }
 
     /// `stats[pair] += delta` on a defaultdict: a pruned pair comes back as its delta.
@@ -309,9 +327,7 @@ impl Learner {
                         self.add_stat(prev, -freq);
                         self.add_index(prev, j, -1);
                     }
-                    if i + 2 < n
-                        && (old[i + 2] != first || i + 3 >= n || old[i + 3] != second)
-                    {
+                    if i + 2 < n && (old[i + 2] != first || i + 3 >= n || old[i + 3] != second) {
                         let next = (old[i + 1], old[i + 2]);
                         self.add_stat(next, -freq);
                         self.add_index(next, j, -1);
@@ -321,7 +337,7 @@ impl Learner {
                     i += 1;
                 }
             }
-            let word = self.words[j as usize].clone();
+            let word = std::mem::take(&mut self.words[j as usize]);
             let n = word.len();
             for i in (0..n).filter(|&i| word[i] == new_pair) {
                 if i > 0 {
@@ -335,6 +351,7 @@ impl Learner {
                     self.add_index(next, j, 1);
                 }
             }
+            self.words[j as usize] = word;
         }
     }
 }
@@ -355,10 +372,60 @@ fn merge_adjacent(word: &[u32], a: u32, b: u32, merged: u32) -> Vec<u32> {
     out
 }
 
-/// subword-nmt's `learn_bpe` loop on a word table (words in order of first appearance,
-/// counts at least 1): up to `num_symbols` merges with the counts it reports; fewer when
-/// the best pair falls below `min_frequency`. `progress` gets the merges done so far.
+/// Which learner: subword-nmt's own (its codes on any text) or the textbook one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    SubwordNmt,
+    Textbook,
+}
+
+/// Whether subword-nmt's statistics can differ from true counts on this word: it holds
+/// whitespace (its symbols will) or the text of the end-of-word marker.
+fn may_mislead(word: &str) -> bool {
+    word.chars().any(is_python_space) || word.contains(END_OF_WORD)
+}
+
+/// learn-bpe on a word table (words in order of first appearance, counts at least 1): up to
+/// `num_symbols` merges, each with the count reported for it; fewer when the best pair
+/// falls below `min_frequency`. `progress` gets the number of merges done so far.
 pub fn learn(
+    table: &WordTable,
+    num_symbols: usize,
+    min_frequency: u64,
+    rule: Rule,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<Merge>> {
+    if rule == Rule::SubwordNmt && table.iter().any(|(w, _)| may_mislead(w)) {
+        let min = i64::try_from(min_frequency).unwrap_or(i64::MAX);
+        return Ok(learn_as_subword_nmt(table, num_symbols, min, progress));
+    }
+    let config = TrainConfig {
+        rules: SymbolRules {
+            unit: Unit::Chars,
+            end_of_word: EndOfWord::Attached,
+            end_of_word_symbol: END_OF_WORD.to_string(),
+        },
+        num_merges: Some(num_symbols),
+        vocab_size: None,
+        min_frequency,
+        tie_break: TieBreak::SubwordNmt,
+        reserved: 0,
+    };
+    let trained = train(table, &config, &mut |done: usize, _: Option<usize>| {
+        progress(done)
+    })?;
+    // More merges than asked come back when a merge makes a string that already existed.
+    Ok(trained
+        .merges
+        .into_iter()
+        .zip(trained.counts)
+        .map(|((a, b), count)| (a, b, i64::try_from(count).unwrap_or(i64::MAX)))
+        .take(num_symbols)
+        .collect())
+}
+
+/// subword-nmt's `learn_bpe` loop, step for step.
+fn learn_as_subword_nmt(
     table: &WordTable,
     num_symbols: usize,
     min_frequency: i64,
@@ -374,10 +441,11 @@ pub fn learn(
         let mut best = l.most_frequent();
         let below = |best: Option<(Pair, i64)>| best.is_some_and(|(_, c)| (c as f64) < threshold);
         if best.is_none() || (i > 0 && below(best)) {
+            // Back to full statistics: the maximum by one pass, the heap only for what
+            // stays after pruning (building it over all pairs took most of the time).
             l.prune(threshold);
             l.stats = l.big_stats.clone();
-            l.rebuild_heap();
-            best = l.most_frequent();
+            best = l.max_by_scan();
             let Some((_, count)) = best else {
                 break; // subword-nmt fails here too (`max()` of nothing)
             };
@@ -417,7 +485,7 @@ mod tests {
         for (w, c) in words {
             table.add(w, *c);
         }
-        learn(&table, n, 1, &mut |_| {})
+        learn_as_subword_nmt(&table, n, 1, &mut |_| {})
             .into_iter()
             .map(|(a, b, _)| (a, b))
             .collect()
@@ -431,7 +499,9 @@ mod tests {
 
     #[test]
     fn python_space_is_isspace() {
-        for c in ['\t', '\x0b', '\x0c', '\x1c', '\x1f', '\u{a0}', '\u{3000}', '\u{85}'] {
+        for c in [
+            '\t', '\x0b', '\x0c', '\x1c', '\x1f', '\u{a0}', '\u{3000}', '\u{85}',
+        ] {
             assert!(is_python_space(c), "{c:?}");
         }
         for c in ['a', '\u{200b}', '\u{180e}', '\x1b'] {
@@ -487,5 +557,31 @@ mod tests {
                 ("ne", "west</w>")
             ])
         );
+    }
+
+    #[test]
+    fn plain_tables_learn_alike() {
+        // Words of a few letters, Zipf-like counts: many ties, overlapping pairs (aaa).
+        let mut state = 7u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut table = WordTable::default();
+        for _ in 0..3000 {
+            let len = 1 + next(7) as usize;
+            let word: String = (0..len)
+                .map(|_| b"aabcde"[next(6) as usize] as char)
+                .collect();
+            table.add(&word, 1 + next(4) * next(4));
+        }
+        for min in [1, 2, 5] {
+            let exact = learn_as_subword_nmt(&table, 400, min as i64, &mut |_| {});
+            let textbook = learn(&table, 400, min, Rule::Textbook, &mut |_| {}).unwrap();
+            assert_eq!(exact, textbook, "min_frequency {min}");
+            assert!(exact.len() > 50);
+        }
     }
 }

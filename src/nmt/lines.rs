@@ -105,7 +105,6 @@ pub fn render_line<'t>(
 mod tests {
     use super::*;
 
-
     #[test]
     fn lines_like_python_splitlines() {
         let text = "a b\x0bc\r\nd\re\nf\u{85}g\u{2028}h\u{2029}i\x1cj\x0ck\x1fl";
@@ -139,5 +138,4 @@ mod tests {
             ]
         );
     }
-
 }

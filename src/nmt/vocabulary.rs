@@ -85,7 +85,6 @@ impl Segmenter {
         }
         Ok(())
     }
-
 }
 
 /// Python's `s[:-n]` on characters.
@@ -128,7 +127,6 @@ mod tests {
             .collect()
     }
 
-
     #[test]
     fn vocabulary_splits_rare_segments_back() {
         let codes = merges(&[("l", "o"), ("lo", "w</w>")]);
@@ -137,7 +135,6 @@ mod tests {
         assert_eq!(s.process_line("low", 0.0).unwrap(), "l@@ o@@ w");
     }
 
-
     #[test]
     fn drop_last_chars_like_python_slices() {
         assert_eq!(drop_last_chars("ab</w>", 4), "ab");
@@ -145,7 +142,6 @@ mod tests {
         assert_eq!(drop_last_chars("</w>", 4), "");
         assert_eq!(drop_last_chars("ab", 4), "");
     }
-
 
     #[test]
     fn reverse_prefers_the_pair_whose_last_line_is_first() {

@@ -87,7 +87,6 @@ mod tests {
         );
     }
 
-
     #[test]
     fn counting_in_parts_gives_the_same_table() {
         let text = "b a\nc  a\r\nd\x0be a\n\nb f\n".repeat(40);
@@ -111,5 +110,4 @@ mod tests {
         count_words_parallel(&text, &mut parallel);
         assert_eq!(parallel.len(), whole.len());
     }
-
 }
