@@ -105,8 +105,10 @@ struct Learner {
     spaced: Vec<bool>,
     stats: FxHashMap<Pair, i64>,
     big_stats: FxHashMap<Pair, i64>,
-    /// `indices`: (pair, word) → count, and each pair's words in order of entry.
-    index: FxHashMap<(Pair, u32), i64>,
+    /// `indices`, both ways: each word's (pair, count) entries, and each pair's words.
+    /// A word's few entries are searched in place: one hash map of (pair, word) keys
+    /// made every lookup a cache miss, half of the time on code (docs/performance-nmt.md).
+    word_index: Vec<Vec<(Pair, i32)>>,
     index_words: FxHashMap<Pair, Vec<u32>>,
     /// The maximum of `stats`, lazily: stale entries are dropped when seen.
     heap: BinaryHeap<Entry>,
@@ -123,7 +125,7 @@ impl Learner {
             spaced: Vec::with_capacity(table.len()),
             stats: FxHashMap::default(),
             big_stats: FxHashMap::default(),
-            index: FxHashMap::default(),
+            word_index: Vec::with_capacity(table.len()),
             index_words: FxHashMap::default(),
             heap: BinaryHeap::new(),
             dirty: Vec::new(),
@@ -144,15 +146,13 @@ impl Learner {
             learner.counts.push(count as i64);
         }
         // get_pair_statistics
-        for (j, (word, &count)) in learner.words.iter().zip(&learner.counts).enumerate() {
-            for w in word.windows(2) {
-                let pair = (w[0], w[1]);
+        learner.word_index = vec![Vec::new(); learner.words.len()];
+        for j in 0..learner.words.len() {
+            let count = learner.counts[j];
+            for k in 1..learner.words[j].len() {
+                let pair = (learner.words[j][k - 1], learner.words[j][k]);
                 *learner.stats.entry(pair).or_insert(0) += count;
-                let slot = learner.index.entry((pair, j as u32)).or_insert_with(|| {
-                    learner.index_words.entry(pair).or_default().push(j as u32);
-                    0
-                });
-                *slot += 1;
+                learner.add_index(pair, j as u32, 1);
             }
         }
         learner.big_stats = learner.stats.clone();
@@ -217,12 +217,23 @@ impl Learner {
     }
 
     /// `indices[pair][j] += delta`.
-    fn add_index(&mut self, pair: Pair, j: u32, delta: i64) {
-        let words = &mut self.index_words;
-        *self.index.entry((pair, j)).or_insert_with(|| {
-            words.entry(pair).or_default().push(j);
-            0
-        }) += delta;
+    fn add_index(&mut self, pair: Pair, j: u32, delta: i32) {
+        let entries = &mut self.word_index[j as usize];
+        match entries.iter_mut().find(|(p, _)| *p == pair) {
+            Some((_, count)) => *count += delta,
+            None => {
+                entries.push((pair, delta));
+                self.index_words.entry(pair).or_default().push(j);
+            }
+        }
+    }
+
+    /// `indices[pair][j]`.
+    fn index_count(&self, pair: Pair, j: u32) -> i32 {
+        self.word_index[j as usize]
+            .iter()
+            .find(|(p, _)| *p == pair)
+            .map_or(0, |&(_, count)| count)
     }
 
     /// `prune_stats`: pairs below the threshold leave `stats` for `big_stats`.
@@ -253,7 +264,7 @@ impl Learner {
         let listed = self.index_words.get(&pair).cloned().unwrap_or_default();
         let mut changes = Vec::new();
         for j in listed {
-            if self.index.get(&(pair, j)).is_none_or(|&n| n < 1) {
+            if self.index_count(pair, j) < 1 {
                 continue;
             }
             let old = &self.words[j as usize];
@@ -305,7 +316,7 @@ impl Learner {
         self.set_stat(pair, 0);
         if let Some(words) = self.index_words.remove(&pair) {
             for j in words {
-                self.index.remove(&(pair, j));
+                self.word_index[j as usize].retain(|(p, _)| *p != pair);
             }
         }
         let (first, second) = pair;
