@@ -279,36 +279,45 @@ impl Learner {
         changes
     }
 
-    /// `pattern.sub(A+B, ' '.join(word)).split(' ')` with the pattern `(?<!\S)A B(?!\S)`.
+    /// `pattern.sub(A+B, ' '.join(word)).split(' ')` with the pattern `(?<!\S)A B(?!\S)`,
+    /// on symbols: a match spans one boundary (symbols hold no space), from a suffix A of
+    /// the left symbol that starts it or follows whitespace, to a prefix B of the right one
+    /// that ends it or precedes whitespace; removing that space glues the two symbols whole.
+    /// Matches do not overlap: a suffix must start after the previous match's prefix.
     fn regex_merge(&mut self, j: u32, (a, b): Pair) -> Vec<u32> {
+        let word = std::mem::take(&mut self.words[j as usize]);
         let names = &self.symbols.names;
-        let joined = self.words[j as usize]
-            .iter()
-            .map(|&id| &*names[id as usize])
-            .collect::<Vec<&str>>()
-            .join(" ");
-        let needle = format!("{} {}", names[a as usize], names[b as usize]);
-        let mut out = String::with_capacity(joined.len());
-        let mut p = 0;
-        let mut before: Option<char> = None; // the character before `p`
-        while p < joined.len() {
-            let rest = &joined[p..];
-            if before.is_none_or(is_python_space) && rest.starts_with(&needle) {
-                let after = rest[needle.len()..].chars().next();
-                if after.is_none_or(is_python_space) {
-                    out.push_str(&names[a as usize]);
-                    out.push_str(&names[b as usize]);
-                    p += needle.len();
-                    before = needle.chars().last();
-                    continue;
+        let (na, nb) = (names[a as usize].clone(), names[b as usize].clone());
+        let mut matched = vec![false; word.len()];
+        let mut consumed = 0; // bytes of the current symbol that the last match took
+        for k in 0..word.len().saturating_sub(1) {
+            let (s, t) = (&names[word[k] as usize], &names[word[k + 1] as usize]);
+            let hit = s.len() >= na.len() + consumed
+                && s.ends_with(&*na)
+                && {
+                    let start = s.len() - na.len();
+                    start == 0 || s[..start].chars().next_back().is_some_and(is_python_space)
                 }
-            }
-            let c = rest.chars().next().unwrap_or(' ');
-            out.push(c);
-            p += c.len_utf8();
-            before = Some(c);
+                && t.starts_with(&*nb)
+                && t[nb.len()..].chars().next().is_none_or(is_python_space);
+            matched[k] = hit;
+            consumed = if hit { nb.len() } else { 0 };
         }
-        out.split(' ').map(|s| self.symbols.id(s)).collect()
+        let mut out = Vec::with_capacity(word.len());
+        let mut glued = String::new();
+        for (k, &id) in word.iter().enumerate() {
+            if matched[k] || (k > 0 && matched[k - 1]) {
+                glued.push_str(&self.symbols.names[id as usize]);
+                if !matched[k] {
+                    out.push(self.symbols.id(&glued));
+                    glued.clear();
+                }
+            } else {
+                out.push(id);
+            }
+        }
+        self.words[j as usize] = word;
+        out
     }
 
     /// `update_pair_statistics`, line for line.
@@ -506,6 +515,77 @@ mod tests {
         list.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    impl Learner {
+        /// `pattern.sub(A+B, ' '.join(word)).split(' ')` with the pattern `(?<!\S)A B(?!\S)`.
+        fn regex_merge_by_strings(&mut self, j: u32, (a, b): Pair) -> Vec<u32> {
+            let names = &self.symbols.names;
+            let joined = self.words[j as usize]
+                .iter()
+                .map(|&id| &*names[id as usize])
+                .collect::<Vec<&str>>()
+                .join(" ");
+            let needle = format!("{} {}", names[a as usize], names[b as usize]);
+            let mut out = String::with_capacity(joined.len());
+            let mut p = 0;
+            let mut before: Option<char> = None; // the character before `p`
+            while p < joined.len() {
+                let rest = &joined[p..];
+                if before.is_none_or(is_python_space) && rest.starts_with(&needle) {
+                    let after = rest[needle.len()..].chars().next();
+                    if after.is_none_or(is_python_space) {
+                        out.push_str(&names[a as usize]);
+                        out.push_str(&names[b as usize]);
+                        p += needle.len();
+                        before = needle.chars().last();
+                        continue;
+                    }
+                }
+                let c = rest.chars().next().unwrap_or(' ');
+                out.push(c);
+                p += c.len_utf8();
+                before = Some(c);
+            }
+            out.split(' ').map(|s| self.symbols.id(s)).collect()
+        }
+    }
+
+    #[test]
+    fn regex_rule_on_symbols_equals_the_regex_on_strings() {
+        let mut state = 3u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let alphabet = [
+            "a", "b", "\t", "\u{a0}", "a\t", "\ta", "ab", "\t\t", "b\u{a0}a",
+        ];
+        for _ in 0..3000 {
+            let mut table = WordTable::default();
+            let len = 2 + next(8) as usize;
+            let word: String = (0..len).map(|_| alphabet[next(9) as usize]).collect();
+            table.add(&word, 1);
+            let mut l = Learner::new(&table);
+            let symbols: Vec<u32> = (0..len)
+                .map(|_| l.symbols.id(alphabet[next(9) as usize]))
+                .collect();
+            l.words[0] = symbols;
+            let w = &l.words[0];
+            let k = next(w.len() as u64 - 1) as usize;
+            let pair = if next(2) == 0 {
+                (w[k], w[k + 1])
+            } else {
+                (
+                    l.symbols.id(alphabet[next(9) as usize]),
+                    l.symbols.id(alphabet[next(9) as usize]),
+                )
+            };
+            let by_strings = l.regex_merge_by_strings(0, pair);
+            assert_eq!(l.regex_merge(0, pair), by_strings);
+        }
     }
 
     #[test]
