@@ -11,7 +11,6 @@ import sys
 import time
 
 
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     _register_learn(subparsers)
     _register_apply(subparsers)

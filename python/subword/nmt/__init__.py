@@ -38,6 +38,17 @@ _EXPORTS = {
     "learn_codes": "subword.nmt.learn",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Codes",
+    "Segmenter",
+    "apply_codes",
+    "format_codes",
+    "get_vocab",
+    "learn_codes",
+    "load_codes",
+    "read_codes",
+    "read_vocabulary",
+    "write_codes",
+]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

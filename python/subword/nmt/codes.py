@@ -160,9 +160,7 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
 def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] = (0, 2)) -> str:
     """The text of a codes file: the version header (0.2 only) and one merge per line."""
     if version not in SUPPORTED_VERSIONS:
-        raise InvalidInputError(
-            f"codes version {version} is not supported: use (0, 1) or (0, 2)"
-        )
+        raise InvalidInputError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
     merges = list(merges)
     body = "".join([f"{left} {right}\n" for left, right in merges])
     # Every symbol is non-empty and free of " ", "\n" and "\r" exactly when the text has one

@@ -138,4 +138,3 @@ def get_vocab(input: PathLike = "-", output: PathLike | None = None) -> list[tup
         with open_output(os.fspath(output)) as out:
             out.writelines(f"{word} {count}\n" for word, count in ranked)
     return ranked
-
