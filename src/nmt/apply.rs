@@ -22,6 +22,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cache::WordMap;
 use super::lines::{lines, render_line, WORD_BATCH};
+use super::merge_all::{merge_all_occurrences, merging_one_at_a_time_is_exact, SplitMix64};
 use super::vocabulary::reverse_merges;
 use super::END_OF_WORD;
 use crate::error::{Error, Result};
@@ -55,27 +56,6 @@ impl CodesVersion {
 /// How glossaries cut one word: its segments, each either kept whole (it matches a
 /// glossary) or segmented with the merges.
 pub type Isolation = Vec<(String, bool)>;
-
-/// The random numbers of BPE-dropout: SplitMix64, small and reproducible from a seed. Our
-/// own rather than `rand`'s `SmallRng`, whose algorithm may change between rand versions
-/// (its documentation says so): a seed must give the same segmentation in every release.
-#[derive(Debug, Clone, Copy)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1), like Python's `random.random()`.
-    fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// What segmenting needs of a codes file: every symbol (id → string), the merges by pair
 /// and the initial ids of characters. Built directly rather than as a general `Model`,
@@ -515,69 +495,6 @@ impl Segmenter {
         if let Some(map) = &mut self.isolations {
             map.extend(words);
         }
-    }
-}
-
-/// Merging one lowest-rank pair at a time (leftmost first) equals subword-nmt's merging of
-/// all occurrences of the lowest-rank pair at once, unless a merge's result is a part of a
-/// lower-rank merge: only then can a pair made by the first occurrence's merge jump ahead
-/// of the remaining occurrences. Learned codes have that only when a string is made twice.
-fn merging_one_at_a_time_is_exact(merges: &FxHashMap<Pair, (u32, u32)>) -> bool {
-    let mut first_use: FxHashMap<u32, u32> = FxHashMap::default();
-    for (&(a, b), &(rank, _)) in merges {
-        for symbol in [a, b] {
-            let slot = first_use.entry(symbol).or_insert(rank);
-            *slot = (*slot).min(rank);
-        }
-    }
-    merges
-        .values()
-        .all(|(rank, merged)| first_use.get(merged).is_none_or(|used| used > rank))
-}
-
-/// subword-nmt's merge loop: at each step, among the adjacent pairs that survive dropout
-/// (each is dropped with probability `dropout`), take the one with the lowest rank and
-/// merge all its surviving occurrences, left to right without overlap; stop when no pair
-/// survives. O(n) per step: only used for dropout and for codes where one at a time differs.
-fn merge_all_occurrences(
-    table: &FxHashMap<Pair, (u32, u32)>,
-    ids: &mut Vec<u32>,
-    dropout: f64,
-    rng: &mut SplitMix64,
-) {
-    let mut kept: Vec<bool> = Vec::with_capacity(ids.len());
-    let mut next: Vec<u32> = Vec::with_capacity(ids.len());
-    while ids.len() > 1 {
-        kept.clear();
-        let mut best: Option<(u32, u32, Pair)> = None;
-        for w in ids.windows(2) {
-            let keep = dropout <= 0.0 || rng.next_f64() > dropout;
-            kept.push(keep);
-            if !keep {
-                continue;
-            }
-            let pair = (w[0], w[1]);
-            if let Some(&(rank, merged)) = table.get(&pair) {
-                if best.is_none_or(|(r, _, _)| rank < r) {
-                    best = Some((rank, merged, pair));
-                }
-            }
-        }
-        let Some((_, merged, pair)) = best else {
-            break;
-        };
-        next.clear();
-        let mut i = 0;
-        while i < ids.len() {
-            if i + 1 < ids.len() && kept[i] && (ids[i], ids[i + 1]) == pair {
-                next.push(merged);
-                i += 2;
-            } else {
-                next.push(ids[i]);
-                i += 1;
-            }
-        }
-        std::mem::swap(ids, &mut next);
     }
 }
 

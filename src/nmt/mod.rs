@@ -10,16 +10,18 @@
 //! - `lines`: lines and words cut as subword-nmt reads a file;
 //! - `stream`: input read in byte blocks, handed on as whole lines of checked UTF-8;
 //! - `words`: the word table of learn-bpe and get-vocab (the core's `count::WordTable`);
-//! - `learn`: learn-bpe's merge loop;
-//! - `apply`, `vocabulary`, `cache`: apply-bpe's segmenter, its vocabulary check and its
-//!   cache of segmented words.
+//! - `learn`: learn-bpe (which learner), `learn_bpe`: subword-nmt's learner step for step;
+//! - `apply`, `merge_all`, `vocabulary`, `cache`: apply-bpe's segmenter, its merge rule,
+//!   its vocabulary check and its cache of segmented words.
 //!
 //! Measured performance decisions: docs/performance-nmt.md.
 
 pub mod apply;
 pub mod cache;
 pub mod learn;
+pub mod learn_bpe;
 pub mod lines;
+pub mod merge_all;
 pub mod stream;
 pub mod vocabulary;
 pub mod words;
