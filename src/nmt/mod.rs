@@ -3,9 +3,9 @@
 //!
 //! Invariant: for any input, each command's output equals subword-nmt's byte for byte,
 //! quirks included, because its users compare and cache those files. The one exception is
-//! asked for by name: `learn::learn` is subword-nmt's learner; the textbook learner
-//! (`crate::train` with `TieBreak::SubwordNmt`) gives the same codes unless a word holds
-//! whitespace other than a space or the text `</w>`.
+//! asked for by name: `learn::Rule::Textbook` (`learn-bpe --textbook`) learns with true
+//! pair counts, which differ from subword-nmt's only when a word holds whitespace other
+//! than a space or the text `</w>`.
 //!
 //! - `lines`: lines and words cut as subword-nmt reads a file;
 //! - `stream`: input read in byte blocks, handed on as whole lines of checked UTF-8;
