@@ -574,18 +574,34 @@ def test_random_texts_with_odd_whitespace_learn_identically(nmt, tmp_path):
 
 @pytest.mark.peer
 def test_random_word_tables_learn_identically(nmt, tmp_path):
-    """Random --dict-input tables of words built from odd whitespace, `</w>` and letters,
-    where subword-nmt's statistics drift furthest from true counts."""
+    """Random --dict-input tables of words built from odd whitespace, `</w>` and letters
+    (some counted 0 times), where subword-nmt's statistics drift furthest from true
+    counts."""
     rng = random.Random(8)
     alphabet = ["a", "b", "a", "b", "\t", "\xa0", "\u3000", "</w>", "<", "/w>"]
     for trial in range(150):
         table = {}
         for _ in range(rng.randint(1, 8)):
             word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
-            table[word] = rng.randint(1, 6)
+            table[word] = rng.randint(0, 6)
         n = rng.randint(1, 40)
         theirs = nmt_merges_of(nmt, table, n, tmp_path)
         assert ours_merges_of(table, n, tmp_path) == theirs, (trial, table, n)
+
+
+@pytest.mark.peer
+def test_words_counted_zero_times_learn_identically(nmt, tmp_path):
+    """--dict-input words counted 0 times: subword-nmt's updates put pruned pairs back into
+    its statistics at 0, and pruning them again forgets their count; plain letters only."""
+    rng = random.Random(5)
+    for trial in range(12):
+        table = {}
+        for _ in range(400):
+            word = "".join(rng.choice("abcdef") for _ in range(rng.randint(1, 8)))
+            table[word] = rng.choice([0, 0, 1, 2, 3, 5, 8, 13, 40])
+        n = rng.randint(100, 300)
+        theirs = nmt_merges_of(nmt, table, n, tmp_path)
+        assert ours_merges_of(table, n, tmp_path) == theirs, trial
 
 
 # --- the format, errors and round trips (no peer needed) --------------------------------------

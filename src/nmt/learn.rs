@@ -22,15 +22,18 @@ pub enum Rule {
     Textbook,
 }
 
-/// Whether subword-nmt's statistics can differ from true counts on this word: it holds
-/// whitespace (its symbols will) or the text of the end-of-word marker.
-fn may_mislead(word: &str) -> bool {
-    word.chars().any(is_python_space) || word.contains(END_OF_WORD)
+/// Whether subword-nmt's statistics can leave true counts on this word: it holds whitespace
+/// (its symbols will), the text of the end-of-word marker, or it is counted 0 times
+/// (`--dict-input`: its updates still put pruned pairs back into `stats` at 0, and pruning
+/// them again sets their kept count to 0).
+fn may_mislead(word: &str, count: u64) -> bool {
+    count == 0 || word.chars().any(is_python_space) || word.contains(END_OF_WORD)
 }
 
-/// learn-bpe on a word table (words in order of first appearance, counts at least 1): up to
-/// `num_symbols` merges, each with the count reported for it; fewer when the best pair
-/// falls below `min_frequency`. `progress` gets the number of merges done so far.
+/// learn-bpe on a word table (words in order of first appearance; with `--dict-input`
+/// counts may be 0): up to `num_symbols` merges, each with the count reported for it;
+/// fewer when the best pair falls below `min_frequency`. `progress` gets the number of
+/// merges done so far.
 pub fn learn(
     table: &WordTable,
     num_symbols: usize,
@@ -38,10 +41,23 @@ pub fn learn(
     rule: Rule,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Vec<Merge>> {
-    if rule == Rule::SubwordNmt && table.iter().any(|(w, _)| may_mislead(w)) {
+    if rule == Rule::SubwordNmt && table.iter().any(|(w, c)| may_mislead(w, c)) {
         let min = i64::try_from(min_frequency).unwrap_or(i64::MAX);
         return Ok(learn_as_subword_nmt(table, num_symbols, min, progress));
     }
+    // Words counted 0 times add no pair count: the textbook learner leaves them out.
+    let counted;
+    let table = if table.iter().any(|(_, c)| c == 0) {
+        let mut t = WordTable::default();
+        table
+            .iter()
+            .filter(|&(_, c)| c > 0)
+            .for_each(|(w, c)| t.add(w, c));
+        counted = t;
+        &counted
+    } else {
+        table
+    };
     let config = TrainConfig {
         rules: SymbolRules {
             unit: Unit::Chars,

@@ -84,8 +84,7 @@ def learn_codes(
         table = read_word_counts(name)
         counter = _core.WordCounter()
         for word, count in table.items():
-            if count:  # a word counted 0 times adds no pair count (it still counts for -t)
-                counter.add_word(word, count)
+            counter.add_word(word, count)  # 0 too: subword-nmt's statistics see such words
         words = list(table)
     else:
         counter = count_words(name)
