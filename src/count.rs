@@ -244,7 +244,7 @@ impl Counter {
 /// Counts each part into its own table, in parallel, and combines the tables in input
 /// order. Neighbouring tables are combined on the threads that counted them (combining is
 /// associative), so that only the last combination runs alone. The leftmost error wins.
-fn count_parts<T: Sync>(
+pub fn count_parts<T: Sync>(
     parts: &[T],
     count: impl Fn(&T, &mut WordTable) -> Result<()> + Sync,
 ) -> Result<WordTable> {

@@ -5,8 +5,7 @@
 //! → `train` (learn merges) | `algorithms` (one piece → ids: BPE merges, greedy longest
 //! match) run by `pipeline` (the tokenizer: special tokens, pre-tokenizing, the piece
 //! cache, encode → ids, decode).
-//! `segment` applies subword-nmt codes files as `subword-nmt apply-bpe` does; `stream`
-//! gives the subword-nmt commands their input as whole lines of text.
+//! `nmt` is subword-nmt's learn-bpe, apply-bpe and get-vocab, byte-identical.
 //! `compress` is the separate Gage (1994) byte-pair compression algorithm.
 //! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
@@ -18,22 +17,13 @@ pub mod algorithms;
 pub mod compress;
 pub mod count;
 pub mod error;
+pub mod nmt;
 pub mod normalize;
 pub mod pipeline;
 pub mod pretokenize;
 pub mod rng;
-pub mod segment;
-pub mod stream;
 pub mod symbols;
 pub mod train;
-pub mod wordmap;
-
-/// Paths `segment.rs` still imports (`crate::merge::apply_merges`, `crate::model::Pair`);
-/// they go once it moves under `nmt/` and imports from `algorithms`.
-pub(crate) use algorithms::merge;
-pub(crate) mod model {
-    pub(crate) use crate::algorithms::Pair;
-}
 
 #[cfg(feature = "python")]
 mod bindings;

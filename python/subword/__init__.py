@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from subword.clip import ClipTokenizer, load_clip
     from subword.compression import compress, decompress
     from subword.config import ModelSpec, TokenizerConfig, TrainConfig
-    from subword.formats.codes import load_codes
     from subword.loading import load, load_gpt2, load_hf, load_tiktoken
+    from subword.nmt.apply import load_codes
     from subword.tokenizer import Tokenizer
     from subword.training import train
 
@@ -31,7 +31,7 @@ _EXPORTS = {
     "ModelSpec": "subword.config",
     "TokenizerConfig": "subword.config",
     "TrainConfig": "subword.config",
-    "load_codes": "subword.formats.codes",
+    "load_codes": "subword.nmt.apply",
     "load": "subword.loading",
     "load_gpt2": "subword.loading",
     "load_hf": "subword.loading",

@@ -25,7 +25,6 @@ use pyo3::prelude::*;
 // What `nmt.rs` takes from here.
 use counter::WordCounter;
 pub(crate) use errors::to_py_err;
-use options::symbol_rules;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

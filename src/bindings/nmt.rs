@@ -1,13 +1,14 @@
-//! Python access to `crate::segment` (subword-nmt codes files): learn-bpe's merges with
-//! their counts, word counting as subword-nmt reads words, and the segmenter.
+//! Python access to `crate::nmt` (subword-nmt's commands): word counting as subword-nmt
+//! reads words, learn-bpe's merges with their counts, and the segmenter.
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::{progress, symbol_rules, to_py_err, WordCounter};
-use crate::segment::{count_words_parallel, CodesVersion, Isolation, Segmenter, END_OF_WORD};
-use crate::stream::TextBlocks;
-use crate::train::{train as train_core, TieBreak, TrainConfig};
+use super::{progress, to_py_err, WordCounter};
+use crate::nmt::apply::{CodesVersion, Isolation, Segmenter};
+use crate::nmt::learn::{learn, Rule};
+use crate::nmt::stream::TextBlocks;
+use crate::nmt::words::count_words_parallel;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegmenter>()?;
@@ -17,7 +18,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// An input read in blocks (`crate::stream`): whole lines of checked UTF-8 text.
+/// An input read in blocks (`crate::nmt::stream`): whole lines of checked UTF-8 text.
 #[pyclass(module = "subword._core", name = "TextBlocks")]
 struct PyTextBlocks {
     inner: TextBlocks,
@@ -63,43 +64,33 @@ fn count_nmt_block(
     Ok(())
 }
 
-/// subword-nmt's learn-bpe on a counter's table: characters with `</w>` attached to the
-/// last one, ties to the greatest pair. Returns (left, right, count) per merge; there may
-/// be more than `num_merges` when a merge makes a string that already existed.
+/// learn-bpe on a counter's table (`crate::nmt::learn`): subword-nmt's learner, or with
+/// `textbook` true pair counts. Returns (left, right, count) per merge.
 #[pyfunction]
-#[pyo3(signature = (counter, *, num_merges, min_frequency, show_progress))]
+#[pyo3(signature = (counter, *, num_merges, min_frequency, textbook, show_progress))]
 fn learn_codes(
     py: Python<'_>,
     counter: &WordCounter,
     num_merges: usize,
     min_frequency: u64,
+    textbook: bool,
     show_progress: bool,
-) -> PyResult<Vec<(String, String, u64)>> {
-    let config = TrainConfig {
-        rules: symbol_rules("chars", "attached", END_OF_WORD)?,
-        num_merges: Some(num_merges),
-        vocab_size: None,
-        min_frequency,
-        tie_break: TieBreak::SubwordNmt,
-        reserved: 0,
-    };
+) -> PyResult<Vec<(String, String, i64)>> {
     let table = &counter.inner.table;
-    let trained = py
-        .detach(|| {
-            let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
-            let result = train_core(table, &config, &mut |done: usize, _: Option<usize>| {
-                bar.set_position(done as u64)
-            });
-            bar.finish_and_clear();
-            result
-        })
-        .map_err(to_py_err)?;
-    Ok(trained
-        .merges
-        .into_iter()
-        .zip(trained.counts)
-        .map(|((a, b), count)| (a, b, count))
-        .collect())
+    let rule = if textbook {
+        Rule::Textbook
+    } else {
+        Rule::SubwordNmt
+    };
+    let result = py.detach(|| {
+        let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
+        let result = learn(table, num_merges, min_frequency, rule, &mut |done| {
+            bar.set_position(done as u64)
+        });
+        bar.finish_and_clear();
+        result
+    });
+    result.map_err(to_py_err)
 }
 
 /// Segments text with a codes file's merges as `subword-nmt apply-bpe` does.

@@ -191,16 +191,3 @@ fn symbol_rules_of(
     })
 }
 
-/// Symbol rules named by the core's units ("chars" | "bytes"), for `nmt.rs`.
-pub(super) fn symbol_rules(
-    unit: &str,
-    end_of_word: &str,
-    end_of_word_symbol: &str,
-) -> PyResult<SymbolRules> {
-    let unit = match unit {
-        "chars" => Unit::Chars,
-        "bytes" => Unit::Bytes,
-        other => return Err(invalid_input(format!("unknown unit {other:?}"))),
-    };
-    symbol_rules_of(unit, end_of_word, end_of_word_symbol)
-}

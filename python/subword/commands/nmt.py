@@ -1,15 +1,7 @@
 """`subword learn-bpe`, `subword apply-bpe` and `subword get-vocab`: subword-nmt 0.3.8's
-commands, with its options and the same output byte for byte (codes files, segmented text,
-vocabulary files), counted, learned and applied in the Rust core.
-
-Words are what subword-nmt reads: a file's lines are cut where Python's `str.splitlines`
-cuts them (subword-nmt reads through `codecs`), each line is stripped of `\\r`, `\\n` and
-spaces at both ends and split at single spaces. So a tab or a no-break space is part of a
-word, and a line break other than `\\r`/`\\n` (such as `\\x0b` or U+2028) stays at the end of
-the word before it. The core counts (`count_nmt_block`) and segments (`Segmenter`) words
-with one and the same code; the text goes to it as bytes, in blocks, and apply-bpe's output
-comes back as bytes (Python holds the text as a string only for glossaries and
---dict-input).
+commands with its options (its flags are a contract with its users: `-s` is `--symbols` in
+learn-bpe and `--separator` in apply-bpe, as there) and the same output byte for byte. Each
+command is one call of `subword.nmt` (learn_codes, apply_codes, get_vocab).
 """
 
 from __future__ import annotations
@@ -17,14 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator
-
-from subword import _core
-from subword.errors import UsageError
-from subword.files import _open_binary, output
-from subword.formats.codes import parse_vocab_line
-
-_CHUNK = 1 << 22  # bytes of input handed to the core per call
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,6 +47,12 @@ def _register_learn(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--num-workers", type=int, default=1, metavar="N", help="accepted; the core uses all cores"
+    )
+    p.add_argument(
+        "--textbook",
+        action="store_true",
+        help="learn textbook BPE (true pair counts) instead of reproducing subword-nmt's "
+        "counting, which differs on words with tabs or other non-space whitespace",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="print each merge on stderr")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress, messages or summary")
@@ -128,151 +118,53 @@ def _register_get_vocab(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_get_vocab)
 
 
-# --- reading ------------------------------------------------------------------------------
-def _shown(name: str) -> str:
-    return "<stdin>" if name == "-" else name
-
-
-def read_blocks(name: str) -> Iterator[bytes]:
-    """The bytes of a file ('-': stdin) in blocks, then an empty block: the end of input."""
-    f = _open_binary(name)
-    try:
-        while True:
-            block = f.read(_CHUNK)
-            yield block
-            if not block:
-                return
-    finally:
-        if f is not sys.stdin.buffer:
-            f.close()
-
-
-def read_text_chunks(name: str) -> Iterator[str]:
-    """The UTF-8 text of a file ('-': stdin) in pieces that each end with `\\n` (but the
-    last), so no line is cut; invalid UTF-8 names the file, byte and line."""
-    reader = _core.TextBlocks(_shown(name))
-    for block in read_blocks(name):
-        text = reader.text(block)
-        if text:
-            yield text
-
-
-def count_words(name: str) -> _core.WordCounter:
-    """The word table of a file or stdin, words split as subword-nmt splits them, in order
-    of first appearance. The text stays in the core (counted on all cores)."""
-    counter = _core.WordCounter()
-    reader = _core.TextBlocks(_shown(name))
-    for block in read_blocks(name):
-        _core.count_nmt_block(counter, reader, block)
-    return counter
-
-
-def read_word_counts(name: str) -> dict[str, int]:
-    """learn-bpe --dict-input: 'word count' lines, counts of a repeated word added up."""
-    counts: dict[str, int] = {}
-    shown = _shown(name)
-    number = 0
-    for text in read_text_chunks(name):
-        for line in text.splitlines(keepends=True):
-            number += 1
-            word, count = parse_vocab_line(line, number, shown)
-            if count < 0:
-                raise UsageError(f"{shown}: line {number}: the count {count} is negative")
-            counts[word] = counts.get(word, 0) + count
-    return counts
-
-
 # --- commands -----------------------------------------------------------------------------
 def run_learn(args: argparse.Namespace) -> int:
-    from subword.formats.codes import write_codes
+    from subword.nmt.learn import learn_codes
 
-    if args.min_frequency < 1:
-        raise UsageError(f"--min-frequency must be at least 1, got {args.min_frequency}")
-    quiet = args.quiet
-    progress = not quiet and sys.stderr.isatty()
     start = time.perf_counter()
-    if args.dict_input:
-        table = read_word_counts(args.input)
-        counter = _core.WordCounter()
-        for word, count in table.items():
-            if count:
-                counter.add_word(word, count)
-        words = list(table)
-    else:
-        counter = count_words(args.input)
-        words = None
-    if len(counter) == 0:
-        raise UsageError(f"{args.input}: no words to learn from (the input is empty)")
-
-    symbols = args.symbols
-    if args.total_symbols:
-        if words is None:
-            words = [w for w, _ in counter.words()]
-        internal = {c for w in words for c in w[:-1]}
-        final = {w[-1] for w in words}
-        if not quiet:
-            print(f"Number of word-internal characters: {len(internal)}", file=sys.stderr)
-            print(f"Number of word-final characters: {len(final)}", file=sys.stderr)
-            print(
-                f"Reducing number of merge operations by {len(internal) + len(final)}",
-                file=sys.stderr,
-            )
-        symbols -= len(internal) + len(final)
-
-    learned: list[tuple[str, str, int]] = []
-    if symbols > 0:
-        learned = _core.learn_codes(
-            counter,
-            num_merges=symbols,
-            min_frequency=args.min_frequency,
-            show_progress=progress,
-        )[:symbols]
-    if args.verbose and not quiet:
-        for i, (left, right, count) in enumerate(learned):
-            print(f"pair {i}: {left} {right} -> {left}{right} (frequency {count})", file=sys.stderr)
-    if len(learned) < symbols and not quiet:
-        print(f"no pair has frequency >= {args.min_frequency}. Stopping", file=sys.stderr)
-    with output(args.output) as out:
-        write_codes(out, [(left, right) for left, right, _ in learned])
-    if not quiet:
+    codes = learn_codes(
+        args.input,
+        args.output,
+        symbols=args.symbols,
+        min_frequency=args.min_frequency,
+        dict_input=args.dict_input,
+        total_symbols=args.total_symbols,
+        textbook=args.textbook,
+        verbose=args.verbose,
+        log=None if args.quiet else sys.stderr,
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+    if not args.quiet:
         seconds = time.perf_counter() - start
+        target = "<stdout>" if args.output == "-" else args.output
         print(
-            f"subword learn-bpe: {len(counter)} distinct words, {len(learned)} merges, "
-            f"{seconds:.2f}s → {'<stdout>' if args.output == '-' else args.output}",
+            f"subword learn-bpe: {len(codes.merges)} merges, {seconds:.2f}s → {target}",
             file=sys.stderr,
         )
     return 0
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from subword.formats.codes import read_codes, read_vocabulary
-    from subword.segmenter import Segmenter
+    from subword.nmt.apply import apply_codes
 
-    if not 0.0 <= args.dropout <= 1.0:
-        raise UsageError(f"--dropout must be between 0 and 1, got {args.dropout}")
-    codes = read_codes(args.codes, limit=args.merges)
-    vocabulary = None
-    if args.vocabulary:
-        vocabulary = read_vocabulary(args.vocabulary, args.vocabulary_threshold)
-    segmenter = Segmenter(
-        codes,
+    apply_codes(
+        args.codes,
+        args.input,
+        args.output,
         separator=args.separator,
-        vocabulary=vocabulary,
+        vocabulary=args.vocabulary,
+        vocabulary_threshold=args.vocabulary_threshold if args.vocabulary else None,
         glossaries=args.glossaries,
+        limit=args.merges,
+        dropout=args.dropout,
         seed=args.seed,
     )
-    with output(args.output, "wb") as out:
-        for piece in segmenter.segment_blocks(
-            read_blocks(args.input), _shown(args.input), dropout=args.dropout
-        ):
-            out.write(piece)
     return 0
 
 
 def run_get_vocab(args: argparse.Namespace) -> int:
-    counter = count_words(args.input)
-    # Most frequent first; sorted() is stable, so ties keep the order of first appearance.
-    ranked = sorted(counter.words(), key=lambda item: item[1], reverse=True)
-    with output(args.output) as out:
-        out.writelines(f"{word} {count}\n" for word, count in ranked)
+    from subword.nmt.learn import get_vocab
+
+    get_vocab(args.input, args.output)
     return 0

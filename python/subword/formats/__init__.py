@@ -38,8 +38,8 @@ if TYPE_CHECKING:
         write_tiktoken,
     )
 
-# Each reader and writer and its module, imported on first use (`subword.formats.codes`,
-# which the subword-nmt commands read, needs none of them).
+# Each reader and writer and its module, imported on first use. (subword-nmt's codes and
+# vocabulary files are read and written by `subword.nmt.codes`.)
 _EXPORTS = {
     "BYTE_TO_UNICODE": "bytes_unicode",
     "UNICODE_TO_BYTE": "bytes_unicode",

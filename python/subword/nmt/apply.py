@@ -1,21 +1,24 @@
-"""`Segmenter`: applies the merges of a subword-nmt codes file to text exactly as
-subword-nmt 0.3.8's `apply-bpe` (its `BPE` class) does: `low@@ est`, whitespace kept where
-subword-nmt keeps it, unknown characters passed through, vocabulary threshold, glossaries,
-BPE-dropout. The segmentation runs in the Rust core (`src/segment.rs`); glossaries are
-Python regular expressions, so this module works out how they cut each distinct word and
-tells the core once per word.
-
-Build one with `subword.load_codes(path, ...)`.
+"""apply-bpe: `load_codes` gives a `Segmenter`, which applies the merges of a subword-nmt
+codes file to text exactly as subword-nmt 0.3.8's `apply-bpe` (its `BPE` class) does:
+`low@@ est`, whitespace kept where subword-nmt keeps it, unknown characters passed through,
+vocabulary threshold, glossaries, BPE-dropout. `apply_codes` is the whole command, file to
+file. The segmentation runs in the Rust core (`src/nmt/apply.rs`); glossaries are Python
+regular expressions, so this module works out how they cut each distinct word and tells the
+core once per word.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+import warnings
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
 from subword import _core
-from subword.formats.codes import Codes
+from subword.errors import InvalidInputError
+from subword.files import output as open_output
+from subword.nmt._input import read_blocks, shown
+from subword.nmt.codes import Codes, PathLike, read_codes, vocabulary_words
 
 # One glossary as three regexes: matching a whole segment, searching in it, splitting it.
 _Rule = tuple["re.Pattern[str]", "re.Pattern[str]", "re.Pattern[str]"]
@@ -39,7 +42,9 @@ class _Glossaries:
                     )
                 )
             except re.error as exc:
-                raise ValueError(f"glossary {glossary!r} is not a valid regex: {exc}") from None
+                raise InvalidInputError(
+                    f"glossary {glossary!r} is not a valid regex: {exc}"
+                ) from None
         self._whole = re.compile("^(" + "|".join(glossaries) + ")$")
 
     def _cut(self, segment: str, rule: _Rule) -> list[str]:
@@ -109,7 +114,7 @@ class Segmenter:
 
     def _check(self, dropout: float) -> float:
         if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+            raise InvalidInputError(f"dropout must be between 0 and 1, got {dropout}")
         return float(dropout)
 
     def _tell_core(self, words: Iterable[str]) -> None:
@@ -138,8 +143,8 @@ class Segmenter:
     ) -> Iterator[bytes]:
         """`segment_text` for an input given as UTF-8 byte blocks, cut anywhere, the last
         one empty (the end of input): the output as UTF-8 blocks. Without glossaries the
-        text never becomes a Python string. Invalid UTF-8 is a ValueError naming `name`,
-        the byte and the line."""
+        text never becomes a Python string. Invalid UTF-8 is an error naming `name`, the
+        byte and the line."""
         dropout = self._check(dropout)
         reader = _core.TextBlocks(name)
         for block in blocks:
@@ -158,3 +163,73 @@ class Segmenter:
         if self._glossaries is not None:
             self._tell_core(dict.fromkeys(w for w in words if w))
         return self._core.segment_tokens(words, dropout)
+
+
+def load_codes(
+    path: PathLike,
+    *,
+    separator: str = "@@",
+    vocabulary: PathLike | Mapping[str, int] | Collection[str] | None = None,
+    vocabulary_threshold: int | None = None,
+    glossaries: Sequence[str] | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    merges: int | None = None,
+) -> Segmenter:
+    """Loads a subword-nmt codes file (version 0.1 or 0.2) for segmenting text exactly as
+    `subword-nmt apply-bpe` does.
+
+    separator: appended to every piece of a word but the last (`@@`).
+    vocabulary, vocabulary_threshold: a get-vocab file (or a word → count dict); merges
+        that make a piece absent from it (or rarer than the threshold) are undone.
+    glossaries: words or Python regular expressions that are never split nor merged into.
+    limit: use only the first `limit` merges (None or -1: all; apply-bpe's `--merges`).
+    seed: for BPE-dropout (`segment(..., dropout=p)`); reproducible for a given seed.
+    merges: deprecated name of `limit`.
+    """
+    if merges is not None:
+        warnings.warn(
+            "load_codes(merges=) is deprecated: use limit=", DeprecationWarning, stacklevel=2
+        )
+        if limit is not None and limit != merges:
+            raise InvalidInputError(f"limit={limit} and merges={merges} disagree: use limit")
+        limit = merges
+    return Segmenter(
+        read_codes(path, limit=limit),
+        separator=separator,
+        vocabulary=vocabulary_words(vocabulary, vocabulary_threshold),
+        glossaries=glossaries,
+        seed=seed,
+    )
+
+
+def apply_codes(
+    codes: PathLike,
+    input: PathLike = "-",
+    output: PathLike | None = "-",
+    *,
+    separator: str = "@@",
+    vocabulary: PathLike | Mapping[str, int] | Collection[str] | None = None,
+    vocabulary_threshold: int | None = None,
+    glossaries: Sequence[str] | None = None,
+    limit: int | None = None,
+    dropout: float = 0.0,
+    seed: int | None = None,
+) -> None:
+    """`subword-nmt apply-bpe`: segments the file `input` ('-': stdin) with the codes file
+    `codes` and writes the result to `output` ('-' or None: stdout; a file is written
+    through a temporary file renamed into place). Options as `load_codes`."""
+    segmenter = load_codes(
+        codes,
+        separator=separator,
+        vocabulary=vocabulary,
+        vocabulary_threshold=vocabulary_threshold,
+        glossaries=glossaries,
+        limit=limit,
+        seed=seed,
+    )
+    name = os.fspath(input)
+    target = None if output is None else os.fspath(output)
+    with open_output(target, "wb") as out:
+        for piece in segmenter.segment_blocks(read_blocks(name), shown(name), dropout=dropout):
+            out.write(piece)

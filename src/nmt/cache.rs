@@ -1,7 +1,8 @@
-//! `WordMap`: words → a 32-bit number, the table behind the subword-nmt commands' per-word
-//! work (apply-bpe's cache of segmented words, the word counts of learn-bpe and get-vocab).
+//! `WordMap`: apply-bpe's cache of segmented words, word → its output text.
 //!
-//! Profiling showed both bound by memory latency, one lookup per word of the text. So the
+//! Not the core's `count::WordTable` (which counts learn-bpe's and get-vocab's words): the
+//! cache stores text after each key and is prefetched in batches. Invariant: a lookup is
+//! two reads. Reason: apply-bpe is bound by memory latency, one lookup per word. So the
 //! layout keeps a lookup to two reads: an open-addressing slot (a 32-bit hash tag, the
 //! key's place in one text arena, its length and the number) and the key in the arena,
 //! compared eight bytes at a time. hashbrown's map of `String`s takes four (control
@@ -82,12 +83,6 @@ impl WordMap {
         Some((slot.number, trailing))
     }
 
-    /// The number of `word`, to change.
-    pub fn number_mut(&mut self, word: &str, hash: u64) -> Option<&mut u32> {
-        let i = self.find(word, hash)?;
-        Some(&mut self.slots[i].number)
-    }
-
     /// Adds `word`, which is not in the map, with its number and the text stored after
     /// it. Returns false, storing nothing, for an empty word or an arena past 4 GB.
     pub fn insert(&mut self, word: &str, hash: u64, number: u32, trailing: &str) -> bool {
@@ -111,23 +106,6 @@ impl WordMap {
         );
         self.len += 1;
         true
-    }
-
-    /// Each word with its number, in the order they were added.
-    pub fn entries(&self) -> Vec<(&str, u32)> {
-        let mut used: Vec<Slot> = self
-            .slots
-            .iter()
-            .copied()
-            .filter(|s| s.key_len != 0)
-            .collect();
-        used.sort_unstable_by_key(|s| s.start);
-        used.iter()
-            .map(|s| {
-                let start = s.start as usize;
-                (&self.text[start..start + s.key_len as usize], s.number)
-            })
-            .collect()
     }
 
     /// Asks the processor to load the slot where a lookup of `hash` starts.
@@ -191,7 +169,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_what_it_holds_in_insertion_order() {
+    fn finds_what_it_holds() {
         let mut map = WordMap::default();
         let words: Vec<String> = (0..5000)
             .map(|i| format!("w{i}é{}", "x".repeat(i % 19)))
@@ -209,10 +187,6 @@ mod tests {
         }
         assert_eq!(map.get("w1é", WordMap::hash("w1é"), |_| 0), None);
         assert!(!map.insert("", WordMap::hash(""), 1, "empty words are not stored"));
-        let order: Vec<&str> = map.entries().into_iter().map(|(w, _)| w).collect();
-        assert_eq!(order, words);
-        *map.number_mut(&words[7], WordMap::hash(&words[7])).unwrap() += 5;
-        assert_eq!(map.entries()[7].1, 2 + 5);
         assert!(
             same_bytes(b"abcdefghij", b"abcdefghij") && !same_bytes(b"abcdefghij", b"abcdefghik")
         );

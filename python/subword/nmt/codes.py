@@ -5,27 +5,26 @@ A codes file holds one merge per line, `left right`, in rank order. Version 0.2 
 with `#version: 0.2` and attach the end-of-word marker to the last character of a word
 (`t</w>`); version 0.1 files have no header, and `</w>` is a symbol of its own (`t </w>`).
 subword-nmt never rewrites a 0.1 file: it applies its merges to the characters of a word
-followed by a separate `</w>`, then drops the marker again. `load_codes` does the same.
+followed by a separate `</w>`, then drops the marker again. `nmt.load_codes` does the same.
 
 Reading follows subword-nmt 0.3.8: the header is the first line (as Python splits lines);
 the merges are the rest of the file cut at `\\n` only (symbols may hold characters such as
 U+2028 or `\\x0b`, which subword-nmt treats as part of a word), each line stripped of `\\r`,
 `\\n` and spaces at both ends, then split at single spaces into exactly two symbols. A
-vocabulary file holds `word count` per line.
+vocabulary file holds `word count` per line. A malformed file is a `FormatError` naming
+the file and line.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Union
+from typing import IO, Union
 
+from subword.errors import FormatError, InvalidInputError, line_error
 from subword.files import write_atomic
-
-if TYPE_CHECKING:
-    from subword.segmenter import Segmenter
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -47,7 +46,9 @@ class Codes:
         self, merges: list[tuple[str, str]] | None = None, version: tuple[int, int] = (0, 2)
     ) -> None:
         if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
+            raise InvalidInputError(
+                f"codes version {version} is not supported: use (0, 1) or (0, 2)"
+            )
         object.__setattr__(self, "merges", [] if merges is None else merges)
         object.__setattr__(self, "version", version)
 
@@ -76,14 +77,14 @@ def _read_text(path: PathLike, what: str) -> tuple[str, str]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise ValueError(f"{name}: is a folder, not a {what}") from None
+        raise FormatError(f"is a folder, not a {what}", path=name) from None
     try:
         return data.decode("utf-8"), name
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         hint = " (the file may be truncated)" if exc.end >= len(data) else ""
-        raise ValueError(
-            f"{name}: line {line}: invalid UTF-8 at byte {exc.start}{hint}; a {what} is UTF-8 text"
+        raise line_error(
+            name, line, f"invalid UTF-8 at byte {exc.start}{hint}; a {what} is UTF-8 text"
         ) from None
 
 
@@ -94,14 +95,13 @@ def _parse_version(header: str, name: str) -> tuple[int, int]:
     try:
         version = tuple(int(part) for part in text.split("."))
     except ValueError:
-        raise ValueError(
-            f"{name}: line 1: {header.strip()!r} is not a version header like '#version: 0.2'"
+        raise line_error(
+            name, 1, f"{header.strip()!r} is not a version header like '#version: 0.2'"
         ) from None
     if version not in SUPPORTED_VERSIONS:
         shown = ".".join(map(str, version))
-        raise ValueError(
-            f"{name}: line 1: codes version {shown} is not supported (subword-nmt reads 0.1 "
-            "and 0.2)"
+        raise line_error(
+            name, 1, f"codes version {shown} is not supported (subword-nmt reads 0.1 and 0.2)"
         )
     return version  # type: ignore[return-value]
 
@@ -115,9 +115,10 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
     (subword-nmt rejects such a file, though its learn-bpe can write one)."""
     text, name = _read_text(path, "codes file")
     if not text:
-        raise ValueError(
-            f"{name}: the file is empty; a codes file starts with '#version: 0.2' or holds "
-            "one merge per line"
+        raise FormatError(
+            "the file is empty; a codes file starts with '#version: 0.2' or holds one merge "
+            "per line",
+            path=name,
         )
     # The first line as Python splits lines; it ends at the first "\n" or earlier.
     header = text[: text.find("\n") + 1 or len(text)].splitlines(keepends=True)[0]
@@ -149,9 +150,8 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
                 if truncated and index == len(lines) - 1 and limit is None
                 else ""
             )
-            raise ValueError(
-                f"{name}: line {number}: expected two symbols separated by one space, got "
-                f"{line!r}{hint}"
+            raise line_error(
+                name, number, f"expected two symbols separated by one space, got {line!r}{hint}"
             )
         merges.append((symbols[0], symbols[1]))
     return Codes(merges=merges, version=version)  # type: ignore[arg-type]
@@ -160,7 +160,7 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
 def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] = (0, 2)) -> str:
     """The text of a codes file: the version header (0.2 only) and one merge per line."""
     if version not in SUPPORTED_VERSIONS:
-        raise ValueError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
+        raise InvalidInputError(f"codes version {version} is not supported: use (0, 1) or (0, 2)")
     merges = list(merges)
     body = "".join([f"{left} {right}\n" for left, right in merges])
     # Every symbol is non-empty and free of " ", "\n" and "\r" exactly when the text has one
@@ -184,7 +184,7 @@ def _check_symbols(merges: list[tuple[str, str]]) -> None:
     for number, (left, right) in enumerate(merges, 1):
         for symbol in (left, right):
             if not symbol or any(c in symbol for c in " \n\r"):
-                raise ValueError(
+                raise InvalidInputError(
                     f"merge {number} ({left!r} {right!r}): a symbol must be non-empty and "
                     "hold no space, \\n or \\r, or the codes file could not be read back"
                 )
@@ -207,16 +207,17 @@ def write_codes(
 
 def parse_vocab_line(line: str, number: int, name: str) -> tuple[str, int]:
     """One `word count` line of a vocabulary file (cut as subword-nmt cuts it); a line that
-    is not exactly that is a ValueError naming the file and line."""
+    is not exactly that is a FormatError naming the file and line."""
     fields = line.strip("\r\n ").split(" ")
     try:
         if len(fields) != 2:
             raise ValueError
         return fields[0], int(fields[1])
     except ValueError:
-        raise ValueError(
-            f"{name}: line {number}: expected 'word count' (one space between), got "
-            f"{line.rstrip(chr(10))!r}"
+        raise line_error(
+            name,
+            number,
+            f"expected 'word count' (one space between), got {line.rstrip(chr(10))!r}",
         ) from None
 
 
@@ -245,37 +246,7 @@ def vocabulary_words(
     if isinstance(vocabulary, Mapping):
         return {w for w, c in vocabulary.items() if threshold is None or c >= threshold}
     if threshold is not None:
-        raise ValueError("vocabulary_threshold needs a vocabulary with counts (a file or dict)")
+        raise InvalidInputError(
+            "vocabulary_threshold needs a vocabulary with counts (a file or dict)"
+        )
     return set(vocabulary)
-
-
-def load_codes(
-    path: PathLike,
-    *,
-    separator: str = "@@",
-    vocabulary: PathLike | Mapping[str, int] | Collection[str] | None = None,
-    vocabulary_threshold: int | None = None,
-    glossaries: Sequence[str] | None = None,
-    merges: int | None = None,
-    seed: int | None = None,
-) -> Segmenter:
-    """Loads a subword-nmt codes file (version 0.1 or 0.2) for segmenting text exactly as
-    `subword-nmt apply-bpe` does.
-
-    separator: appended to every piece of a word but the last (`@@`).
-    vocabulary, vocabulary_threshold: a get-vocab file (or a word → count dict); merges
-        that make a piece absent from it (or rarer than the threshold) are undone.
-    glossaries: words or Python regular expressions that are never split nor merged into.
-    merges: use only the first `merges` merges (None or -1: all).
-    seed: for BPE-dropout (`segment(..., dropout=p)`); reproducible for a given seed.
-    """
-    from subword.segmenter import Segmenter
-
-    codes = read_codes(path, limit=merges)
-    return Segmenter(
-        codes,
-        separator=separator,
-        vocabulary=vocabulary_words(vocabulary, vocabulary_threshold),
-        glossaries=glossaries,
-        seed=seed,
-    )
