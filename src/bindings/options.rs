@@ -190,4 +190,3 @@ fn symbol_rules_of(
         end_of_word_symbol: end_of_word_symbol.to_string(),
     })
 }
-
