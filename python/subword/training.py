@@ -229,12 +229,17 @@ def assemble(
 
 
 def count_source(
-    counter: _core.WordCounter, source: Source, *, errors: str, show_progress: bool
+    counter: _core.WordCounter | _PiecesCounter,
+    source: Source,
+    *,
+    errors: str,
+    show_progress: bool,
 ) -> str:
     """Feeds `source` to the counter; returns a short description of it for the record."""
     if isinstance(source, (str, os.PathLike)):
         source = [source]
     if isinstance(source, Mapping):
+        assert isinstance(counter, _core.WordCounter)  # tables skip Python pre-tokenizers
         for word, count in source.items():
             if not isinstance(word, str) or not isinstance(count, int) or count < 0:
                 raise InvalidInputError(
@@ -255,6 +260,7 @@ def count_source(
                     "texts in memory pass an iterator, e.g. iter(texts))"
                 )
             paths.append(str(path))
+        assert isinstance(counter, _core.WordCounter)  # Python pre-tokenizers read lines
         for name in paths:
             counter.add_file(name, errors=errors, show_progress=show_progress)
         return ", ".join(paths)

@@ -61,7 +61,7 @@ class Codes:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (self.merges, self.version) == (other.merges, other.version)  # type: ignore[attr-defined]
+        return (self.merges, self.version) == (other.merges, other.version)
 
     __hash__ = None  # type: ignore[assignment]  # the merges are a list, as before
 
@@ -103,7 +103,7 @@ def _parse_version(header: str, name: str) -> tuple[int, int]:
         raise line_error(
             name, 1, f"codes version {shown} is not supported (subword-nmt reads 0.1 and 0.2)"
         )
-    return version  # type: ignore[return-value]
+    return version
 
 
 def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
@@ -136,7 +136,7 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
     try:  # the common case in one go; the loop below names the line of an error
         merges = [(a, b) for a, b in (line.strip("\r\n ").split(" ") for line in lines)]
         if all(a and b for a, b in merges):
-            return Codes(merges=merges, version=version)  # type: ignore[arg-type]
+            return Codes(merges=merges, version=version)
     except ValueError:
         pass
     merges = []
@@ -154,7 +154,7 @@ def read_codes(path: PathLike, *, limit: int | None = None) -> Codes:
                 name, number, f"expected two symbols separated by one space, got {line!r}{hint}"
             )
         merges.append((symbols[0], symbols[1]))
-    return Codes(merges=merges, version=version)  # type: ignore[arg-type]
+    return Codes(merges=merges, version=version)
 
 
 def format_codes(merges: Iterable[tuple[str, str]], *, version: tuple[int, int] = (0, 2)) -> str:

@@ -1,0 +1,138 @@
+# Types of the Rust extension `subword._core` (src/bindings/). The extension converts and
+# does nothing else; the public API is the Python package around it. Options dicts are
+# parsed in one place, src/bindings/options.rs: keys as in `subword.config`.
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+COMPRESS_DEFAULT_BLOCK_SIZE: int
+COMPRESS_MAX_BLOCK_SIZE: int
+
+Options = dict[str, Any]
+
+class Normalizer:
+    def __init__(self, normalization: str | None = None, lowercase: bool = False) -> None: ...
+    def normalize(self, text: str) -> str: ...
+    def normalize_batch(self, texts: list[str]) -> list[str]: ...
+
+class WordCounter:
+    """A streaming word table (options: normalization, lowercase, pre_tokenizer)."""
+
+    def __init__(self, options: Options | None = None) -> None: ...
+    def add_texts(self, texts: list[str]) -> None: ...
+    def add_file(self, path: str, errors: str = "strict", show_progress: bool = False) -> None: ...
+    def add_words(self, words: list[str]) -> None: ...
+    def add_word(self, word: str, count: int) -> None: ...
+    def __len__(self) -> int: ...
+    def words(self) -> list[tuple[str, int]]: ...
+
+class Specials:
+    """A set of special tokens, matched in text with one Aho-Corasick pass."""
+
+    def __init__(self, tokens: list[tuple[str, int]]) -> None: ...
+    def tokens(self) -> list[str]: ...
+    def refuse_in(self, text: str) -> None: ...
+
+class Model:
+    """A built tokenizer: vocabulary, merges, special tokens and options (kind,
+    end_of_word, end_of_word_symbol, normalization, lowercase, pre_tokenizer, merge_rule,
+    ignore_merges, unk_id, algorithm, continuation_prefix, specials_in_pattern)."""
+
+    def __init__(
+        self,
+        vocab: list[tuple[str, int]],
+        merges: list[tuple[str, str]],
+        specials: list[tuple[str, int]],
+        options: Options | None = None,
+    ) -> None: ...
+    def encode(
+        self,
+        text: str,
+        specials: Specials | None = None,
+        forbidden: Specials | None = None,
+        dropout: float | None = None,
+        seed: int = 0,
+    ) -> list[int]: ...
+    def encode_to_numpy(
+        self, text: str, specials: Specials | None = None, forbidden: Specials | None = None
+    ) -> npt.NDArray[np.uint32]: ...
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        specials: Specials | None = None,
+        forbidden: Specials | None = None,
+        num_threads: int | None = None,
+    ) -> list[list[int]]: ...
+    def encode_batch_to_numpy(
+        self,
+        texts: Sequence[str],
+        specials: Specials | None = None,
+        forbidden: Specials | None = None,
+        num_threads: int | None = None,
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint64]]: ...
+    def encode_pieces(self, pieces: list[str]) -> list[list[int]]: ...
+    def decode_bytes(self, ids: list[int]) -> bytes: ...
+    def id_to_token(self) -> list[tuple[int, str]]: ...
+
+def train(
+    counter: WordCounter, options: Options | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Learns merges (options: kind, end_of_word, end_of_word_symbol, num_merges,
+    vocab_size, min_frequency, tie_break, reserved, show_progress); returns the alphabet
+    and the merges."""
+
+def recover_merge_cuts(tokens: list[tuple[bytes, int]]) -> list[int]: ...
+def compress(
+    data: bytes,
+    block_size: int = ...,
+    on_step: Callable[[int, int, int, int, int, bytes], object] | None = None,
+) -> bytes: ...
+def decompress(data: bytes) -> bytes: ...
+
+# --- subword-nmt ---------------------------------------------------------------------------
+class TextBlocks:
+    def __init__(self, name: str) -> None: ...
+    def text(self, block: bytes) -> str | None: ...
+
+def count_nmt_block(counter: WordCounter, reader: TextBlocks, block: bytes) -> None: ...
+def learn_codes(
+    counter: WordCounter,
+    *,
+    num_merges: int,
+    min_frequency: int,
+    textbook: bool,
+    show_progress: bool,
+) -> list[tuple[str, str, int]]: ...
+
+class Segmenter:
+    def __init__(
+        self,
+        merges: list[tuple[str, str]],
+        *,
+        version: str,
+        separator: str,
+        vocabulary: list[str] | None,
+        glossaries: bool,
+        seed: int,
+    ) -> None: ...
+    def merges_one_at_a_time(self) -> bool: ...
+    def process_text(self, text: str, dropout: float = 0.0) -> str: ...
+    def segment_block(self, reader: TextBlocks, block: bytes, dropout: float = 0.0) -> bytes: ...
+    def process_line(self, line: str, dropout: float = 0.0) -> str: ...
+    def segment_tokens(self, words: list[str], dropout: float = 0.0) -> list[str]: ...
+    def unanalysed_words(self, text: str, as_lines: bool) -> list[str]: ...
+    def add_isolations(self, words: list[tuple[str, list[tuple[str, bool]] | None]]) -> None: ...
+
+# Hooks for the tests only (`subword._core._testing`).
+class _TestingModule:
+    FAST_PATTERNS: dict[str, str]
+    def pretokenize(self, pre_tokenizer: str, text: str, use_fast: bool = True) -> list[str]: ...
+    def pretokenize_first_difference(
+        self, pre_tokenizer: str, texts: list[str]
+    ) -> tuple[int, int] | None: ...
+
+_testing: _TestingModule
