@@ -16,7 +16,7 @@
 //!
 //! Invariant: output byte-identical to subword-nmt's for any codes and text. Every distinct
 //! word is segmented once and cached (bounded), like subword-nmt's cache, because a text
-//! repeats a few thousand words (measured figures: docs/performance-nmt.md).
+//! repeats a few thousand words (measured figures: docs/performance.md#subword-nmt-commands).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -6,7 +6,7 @@
 //! code) or the text `</w>` (`learn_bpe`, its algorithm step for step, says how); a table
 //! without such a word goes to the core trainer (`crate::train`, `TieBreak::SubwordNmt`),
 //! which gives the same codes there (the corpora of tests/test_nmt.py and
-//! `plain_tables_learn_alike` below) and is 3× faster (docs/performance-nmt.md).
+//! `plain_tables_learn_alike` below) and is 3× faster (docs/performance.md#subword-nmt-commands).
 
 use super::learn_bpe::{is_python_space, learn_as_subword_nmt, Merge};
 use crate::count::WordTable;

@@ -101,7 +101,7 @@ struct Learner {
     big_stats: FxHashMap<Pair, i64>,
     /// `indices`, both ways: each word's (pair, count) entries, and each pair's words.
     /// A word's few entries are searched in place: one hash map of (pair, word) keys
-    /// made every lookup a cache miss, half of the time on code (docs/performance-nmt.md).
+    /// made every lookup a cache miss, half of the time on code (docs/performance.md#subword-nmt-commands).
     word_index: Vec<Vec<(Pair, i32)>>,
     index_words: FxHashMap<Pair, Vec<u32>>,
     /// The maximum of `stats`, lazily: stale entries are dropped when seen.

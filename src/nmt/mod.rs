@@ -14,7 +14,7 @@
 //! - `apply`, `merge_all`, `vocabulary`, `cache`: apply-bpe's segmenter, its merge rule,
 //!   its vocabulary check and its cache of segmented words.
 //!
-//! Measured performance decisions: docs/performance-nmt.md.
+//! Measured performance decisions: docs/performance.md#subword-nmt-commands.
 
 pub mod apply;
 pub mod cache;
