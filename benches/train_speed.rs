@@ -10,7 +10,7 @@ use std::time::Instant;
 use subword::count::{Counter, Utf8Errors};
 use subword::normalize::Normalizer;
 use subword::pretokenize::{PreTokenizer, CL100K};
-use subword::symbols::{EndOfWord, SymbolRules, Unit};
+use subword::symbols::{EndOfWord, Kind, SymbolRules};
 use subword::train::{train, TieBreak, TrainConfig};
 
 /// CPU seconds of this process so far (user + system), from /proc.
@@ -50,7 +50,7 @@ fn main() -> Result<(), String> {
     let counted_cpu = cpu_seconds();
     let config = TrainConfig {
         rules: SymbolRules {
-            unit: Unit::Bytes,
+            kind: Kind::Byte,
             end_of_word: EndOfWord::None,
             end_of_word_symbol: String::new(),
         },

@@ -8,10 +8,13 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
+/// What a model's initial symbols are (`kind` in the Python API and the CLI).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    Chars,
-    Bytes,
+pub enum Kind {
+    /// Characters; words split on whitespace.
+    Classic,
+    /// UTF-8 bytes, each shown as one character of the bytes-to-unicode table.
+    Byte,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +39,7 @@ impl EndOfWord {
 
 #[derive(Debug, Clone)]
 pub struct SymbolRules {
-    pub unit: Unit,
+    pub kind: Kind,
     pub end_of_word: EndOfWord,
     pub end_of_word_symbol: String,
 }
@@ -45,9 +48,9 @@ impl SymbolRules {
     /// The initial symbols of `word`, as strings, appended to `out`.
     pub fn split(&self, word: &str, out: &mut Vec<String>) {
         let start = out.len();
-        match self.unit {
-            Unit::Chars => out.extend(word.chars().map(String::from)),
-            Unit::Bytes => {
+        match self.kind {
+            Kind::Classic => out.extend(word.chars().map(String::from)),
+            Kind::Byte => {
                 let table = byte_to_unicode();
                 out.extend(word.bytes().map(|b| String::from(table[b as usize])));
             }
@@ -124,7 +127,7 @@ mod tests {
     fn end_of_word_modes() {
         let mut out = Vec::new();
         let rules = |eow| SymbolRules {
-            unit: Unit::Chars,
+            kind: Kind::Classic,
             end_of_word: eow,
             end_of_word_symbol: "</w>".into(),
         };

@@ -9,7 +9,7 @@ use super::merge::{apply_merges_from, merge_heap_dropout, MergeTable, LINEAR_MAX
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
 use crate::rng::SplitMix64;
-use crate::symbols::{byte_level_bytes, byte_to_unicode, EndOfWord, SymbolRules, Unit};
+use crate::symbols::{byte_level_bytes, byte_to_unicode, EndOfWord, Kind, SymbolRules};
 
 /// How merges are looked up when applying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ impl Bpe {
             joined_bytes: None,
         };
         bpe.build_initial_ids(vocab)?;
-        if rules.unit == Unit::Bytes {
+        if rules.kind == Kind::Byte {
             bpe.joined_bytes = Some(joined_bytes(vocab, token_bytes));
         }
         Ok(bpe)
@@ -81,8 +81,8 @@ impl Bpe {
                 ))
             })?);
         }
-        match self.rules.unit {
-            Unit::Chars => {
+        match self.rules.kind {
+            Kind::Classic => {
                 for (token, &id) in vocab {
                     let mut chars = token.chars();
                     if let (Some(c), None) = (chars.next(), chars.next()) {
@@ -98,7 +98,7 @@ impl Bpe {
                     }
                 }
             }
-            Unit::Bytes => {
+            Kind::Byte => {
                 for (b, c) in byte_to_unicode().iter().enumerate() {
                     let symbol = c.to_string();
                     self.byte_ids[b] = *vocab.get(&symbol).ok_or_else(|| {
@@ -186,8 +186,8 @@ impl Bpe {
         out: &mut Vec<u32>,
     ) -> std::result::Result<(), UnknownChar> {
         let attached = self.rules.end_of_word == EndOfWord::Attached;
-        match self.rules.unit {
-            Unit::Bytes => {
+        match self.rules.kind {
+            Kind::Byte => {
                 let bytes = piece.as_bytes();
                 out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
                 if attached && !bytes.is_empty() {
@@ -195,7 +195,7 @@ impl Bpe {
                     out[last] = self.byte_end_ids[bytes[bytes.len() - 1] as usize];
                 }
             }
-            Unit::Chars => {
+            Kind::Classic => {
                 let last = piece.char_indices().last().map_or(0, |(b, _)| b);
                 for (byte, c) in piece.char_indices() {
                     let table = if attached && byte == last {

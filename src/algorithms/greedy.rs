@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
-use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::symbols::{EndOfWord, Kind, SymbolRules};
 
 #[derive(Debug, Clone)]
 pub struct Greedy {
@@ -31,7 +31,7 @@ impl Greedy {
         rules: &SymbolRules,
         unknown: Unknown,
     ) -> Result<Self> {
-        if rules.end_of_word != EndOfWord::None || rules.unit != Unit::Chars {
+        if rules.end_of_word != EndOfWord::None || rules.kind != Kind::Classic {
             return Err(Error::invalid(
                 "greedy matching works on classic models without an end-of-word symbol \
                  (kind=\"classic\", end_of_word=\"none\")",

@@ -13,7 +13,7 @@ use crate::algorithms::{AlgorithmConfig, Unknown};
 use crate::normalize::{Form, Normalizer};
 use crate::pipeline::TokenizerConfig;
 use crate::pretokenize::PreTokenizer;
-use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::symbols::{EndOfWord, Kind, SymbolRules};
 use crate::train::{TieBreak, TrainConfig};
 
 /// An options dict (None: all defaults) whose keys were checked against `known`.
@@ -97,7 +97,7 @@ pub(super) fn model_config(options: Option<&Bound<'_, PyDict>>) -> PyResult<Toke
     Ok(TokenizerConfig {
         normalizer: normalizer(normalization.as_deref(), o.get("lowercase", false)?)?,
         pre_tokenizer: pre_tokenizer_of(pre_tokenizer.as_deref())?,
-        rules: symbol_rules_of(unit_of_kind(&kind)?, &end_of_word, &end_of_word_symbol)?,
+        rules: symbol_rules_of(kind_of(&kind)?, &end_of_word, &end_of_word_symbol)?,
         ignore_merges: o.get("ignore_merges", false)?,
         unknown: unk_id.map_or(Unknown::Error, Unknown::Unk),
         algorithm,
@@ -142,7 +142,7 @@ pub(super) fn train_config(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Tra
     let end_of_word_symbol: String = o.get("end_of_word_symbol", "</w>".into())?;
     let tie_break: String = o.get("tie_break", "lexicographic".into())?;
     let config = TrainConfig {
-        rules: symbol_rules_of(unit_of_kind(&kind)?, &end_of_word, &end_of_word_symbol)?,
+        rules: symbol_rules_of(kind_of(&kind)?, &end_of_word, &end_of_word_symbol)?,
         num_merges: o.get("num_merges", None)?,
         vocab_size: o.get("vocab_size", None)?,
         min_frequency: o.get("min_frequency", 2)?,
@@ -152,11 +152,11 @@ pub(super) fn train_config(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Tra
     Ok((config, o.get("show_progress", false)?))
 }
 
-/// The symbol unit of a model `kind`.
-fn unit_of_kind(kind: &str) -> PyResult<Unit> {
+/// A model `kind` parsed.
+fn kind_of(kind: &str) -> PyResult<Kind> {
     match kind {
-        "classic" => Ok(Unit::Chars),
-        "byte" => Ok(Unit::Bytes),
+        "classic" => Ok(Kind::Classic),
+        "byte" => Ok(Kind::Byte),
         other => Err(invalid_input(format!(
             "unknown kind {other:?}: use classic or byte"
         ))),
@@ -180,12 +180,12 @@ pub(super) fn pre_tokenizer_of(pre_tokenizer: Option<&str>) -> PyResult<PreToken
 }
 
 fn symbol_rules_of(
-    unit: Unit,
+    kind: Kind,
     end_of_word: &str,
     end_of_word_symbol: &str,
 ) -> PyResult<SymbolRules> {
     Ok(SymbolRules {
-        unit,
+        kind,
         end_of_word: EndOfWord::parse(end_of_word).map_err(to_py_err)?,
         end_of_word_symbol: end_of_word_symbol.to_string(),
     })

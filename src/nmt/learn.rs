@@ -12,7 +12,7 @@ use super::learn_bpe::{is_python_space, learn_as_subword_nmt, Merge};
 use crate::count::WordTable;
 use crate::error::Result;
 use crate::nmt::END_OF_WORD;
-use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::symbols::{EndOfWord, Kind, SymbolRules};
 use crate::train::{train, TieBreak, TrainConfig};
 
 /// Which learner: subword-nmt's own (its codes on any text) or the textbook one.
@@ -60,7 +60,7 @@ pub fn learn(
     };
     let config = TrainConfig {
         rules: SymbolRules {
-            unit: Unit::Chars,
+            kind: Kind::Classic,
             end_of_word: EndOfWord::Attached,
             end_of_word_symbol: END_OF_WORD.to_string(),
         },

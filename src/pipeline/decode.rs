@@ -7,7 +7,7 @@ use super::Tokenizer;
 use crate::algorithms::greedy::Greedy;
 use crate::error::{Error, Result};
 use crate::normalize::{compose_hangul, Form};
-use crate::symbols::{byte_level_bytes, EndOfWord, SymbolRules, Unit};
+use crate::symbols::{byte_level_bytes, EndOfWord, Kind, SymbolRules};
 
 impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
@@ -33,7 +33,7 @@ impl Tokenizer {
         }
         // Classic text is words separated by single spaces: the last word's end-of-word
         // space is not part of it.
-        if self.config.rules.unit == Unit::Chars && out.last() == Some(&b' ') {
+        if self.config.rules.kind == Kind::Classic && out.last() == Some(&b' ') {
             out.pop();
         }
         // Jamo normalization split Hangul syllables into conjoining jamo; put them back
@@ -70,10 +70,10 @@ pub(super) fn token_bytes(
             Some(stem) if marks_end => (stem, true),
             _ => (token.as_str(), false),
         };
-        let mut bytes = match rules.unit {
-            Unit::Chars => stem.as_bytes().to_vec(),
+        let mut bytes = match rules.kind {
+            Kind::Classic => stem.as_bytes().to_vec(),
             // Specials and stray tokens outside the byte table decode as their text.
-            Unit::Bytes => byte_level_bytes(stem).unwrap_or_else(|| stem.as_bytes().to_vec()),
+            Kind::Byte => byte_level_bytes(stem).unwrap_or_else(|| stem.as_bytes().to_vec()),
         };
         if end {
             bytes.push(b' ');

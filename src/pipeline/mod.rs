@@ -21,7 +21,7 @@ use crate::algorithms::{Algorithm, AlgorithmConfig, Unknown, Vocab};
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
-use crate::symbols::{byte_level_bytes, EndOfWord, SymbolRules, Unit};
+use crate::symbols::{byte_level_bytes, EndOfWord, Kind, SymbolRules};
 use cache::{new_owner, PieceIds};
 
 pub use specials::SpecialMatcher;
@@ -113,7 +113,7 @@ impl Tokenizer {
         let mut piece_ids = PieceIds::default();
         let rules = &config.rules;
         if config.ignore_merges
-            && rules.unit == Unit::Bytes
+            && rules.kind == Kind::Byte
             && rules.end_of_word != EndOfWord::Attached
         {
             for (token, &id) in &map {

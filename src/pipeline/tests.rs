@@ -8,12 +8,12 @@ use crate::pipeline::cache::MAX_PIECE_BYTES;
 use crate::pretokenize::GPT2;
 use crate::symbols::byte_to_unicode;
 
-fn config(unit: Unit, end_of_word: EndOfWord, algorithm: AlgorithmConfig) -> TokenizerConfig {
+fn config(kind: Kind, end_of_word: EndOfWord, algorithm: AlgorithmConfig) -> TokenizerConfig {
     TokenizerConfig {
         normalizer: Normalizer::default(),
         pre_tokenizer: PreTokenizer::Whitespace,
         rules: SymbolRules {
-            unit,
+            kind,
             end_of_word,
             end_of_word_symbol: "</w>".into(),
         },
@@ -46,7 +46,7 @@ fn merges(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// The Sennrich et al. (2016) example: classic, separate `</w>`.
 fn classic(unknown: Unknown) -> Tokenizer {
-    let mut c = config(Unit::Chars, EndOfWord::Separate, bpe(MergeRule::Merges));
+    let mut c = config(Kind::Classic, EndOfWord::Separate, bpe(MergeRule::Merges));
     c.unknown = unknown;
     let v = vocab(&[
         "l", "o", "w", "e", "r", "n", "s", "t", "i", "d", "</w>", "es", "est", "est</w>", "lo",
@@ -80,7 +80,7 @@ fn byte_vocab(extra: &[&str]) -> Vec<(String, u32)> {
 }
 
 fn byte_level(extra: &[&str], m: &[(&str, &str)], rule: MergeRule) -> Tokenizer {
-    let c = config(Unit::Bytes, EndOfWord::None, bpe(rule));
+    let c = config(Kind::Byte, EndOfWord::None, bpe(rule));
     Tokenizer::new(c, byte_vocab(extra), &merges(m), vec![]).unwrap()
 }
 
@@ -108,7 +108,7 @@ fn ignore_merges_takes_whole_pieces_that_are_tokens() {
     let m = [("a", "b")];
     let plain = byte_level(&["ab", "abc"], &m, MergeRule::Merges);
     assert_eq!(plain.encode("abc", None).unwrap(), [256, b'c' as u32]);
-    let mut c = config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Merges));
+    let mut c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
     c.ignore_merges = true;
     let whole = Tokenizer::new(c, byte_vocab(&["ab", "abc"]), &merges(&m), vec![]).unwrap();
     assert_eq!(whole.encode("abc", None).unwrap(), [257]);
@@ -121,17 +121,17 @@ fn ignore_merges_takes_whole_pieces_that_are_tokens() {
 #[test]
 fn end_of_word_modes() {
     // Attached: the last symbol carries the marker.
-    let c = config(Unit::Chars, EndOfWord::Attached, bpe(MergeRule::Merges));
+    let c = config(Kind::Classic, EndOfWord::Attached, bpe(MergeRule::Merges));
     let v = vocab(&["a", "b", "a</w>", "b</w>", "ab</w>"]);
     let t = Tokenizer::new(c, v, &merges(&[("a", "b</w>")]), vec![]).unwrap();
     assert_eq!(t.encode("ab ba", None).unwrap(), [4, 1, 2]);
     assert_eq!(t.decode_bytes(&[4, 1, 2]).unwrap(), b"ab ba");
     // None: no marker at all.
-    let c = config(Unit::Chars, EndOfWord::None, bpe(MergeRule::Merges));
+    let c = config(Kind::Classic, EndOfWord::None, bpe(MergeRule::Merges));
     let t = Tokenizer::new(c, vocab(&["a", "b", "ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
     assert_eq!(t.encode("ab ba", None).unwrap(), [2, 1, 0]);
     // Separate: a model without its marker is refused.
-    let c = config(Unit::Chars, EndOfWord::Separate, bpe(MergeRule::Merges));
+    let c = config(Kind::Classic, EndOfWord::Separate, bpe(MergeRule::Merges));
     let err = Tokenizer::new(c, vocab(&["a"]), &[], vec![]).unwrap_err();
     assert!(
         err.message.contains("end-of-word symbol"),
@@ -160,7 +160,7 @@ fn unknown_characters_map_to_unk_or_fail() {
 #[test]
 fn greedy_longest_match_with_continuations() {
     let c = config(
-        Unit::Chars,
+        Kind::Classic,
         EndOfWord::None,
         AlgorithmConfig::Greedy {
             prefix: "##".into(),
@@ -188,7 +188,7 @@ fn greedy_longest_match_with_continuations() {
 
 #[test]
 fn specials_allowed_and_forbidden() {
-    let c = config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Merges));
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
     let specials = vec![("<s>".to_string(), 300)];
     let t = Tokenizer::new(
         c,
@@ -220,7 +220,7 @@ fn specials_allowed_and_forbidden() {
 fn the_cache_gives_the_ids_of_the_uncached_path() {
     let c = TokenizerConfig {
         pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
-        ..config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Ranks))
+        ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks))
     };
     let t = Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap();
     let text = "ab abab ba ab abab ba, abba ab";
@@ -300,7 +300,7 @@ fn decode_round_trips() {
     assert_eq!(t.decode_bytes(&ids).unwrap(), text.as_bytes());
     let c = TokenizerConfig {
         pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
-        ..config(Unit::Bytes, EndOfWord::None, bpe(MergeRule::Merges))
+        ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges))
     };
     let b = Tokenizer::new(c, byte_vocab(&["ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
     let text = "ab cd é 🙂";

@@ -32,7 +32,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::count::WordTable;
 use crate::error::{Error, Result};
-use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::symbols::{EndOfWord, Kind, SymbolRules};
 use pairs::{better, prefix, Candidate, Heap, PairStat};
 use parallel::{split_runs, Changes, Run, PARALLEL_WORDS};
 use words::{first_offset, key, unkey, Splitter, Symbols, Word};
@@ -307,12 +307,12 @@ impl Trainer<'_> {
 /// an unseen form of a seen character (attached mode: both `c` and `c</w>`); byte-level
 /// mode always has all 256 bytes.
 fn alphabet(table: &WordTable, rules: &SymbolRules) -> Vec<String> {
-    let mut units: Vec<String> = match rules.unit {
-        Unit::Bytes => crate::symbols::byte_to_unicode()
+    let mut symbols: Vec<String> = match rules.kind {
+        Kind::Byte => crate::symbols::byte_to_unicode()
             .iter()
             .map(|c| c.to_string())
             .collect(),
-        Unit::Chars => {
+        Kind::Classic => {
             let mut seen: FxHashSet<char> = FxHashSet::default();
             for (word, _) in table.iter() {
                 seen.extend(word.chars());
@@ -323,21 +323,21 @@ fn alphabet(table: &WordTable, rules: &SymbolRules) -> Vec<String> {
         }
     };
     match rules.end_of_word {
-        EndOfWord::Separate => units.push(rules.end_of_word_symbol.clone()),
+        EndOfWord::Separate => symbols.push(rules.end_of_word_symbol.clone()),
         EndOfWord::Attached => {
-            let suffixed: Vec<String> = units
+            let suffixed: Vec<String> = symbols
                 .iter()
                 .map(|u| format!("{u}{}", rules.end_of_word_symbol))
                 .collect();
-            units.extend(suffixed);
+            symbols.extend(suffixed);
         }
         EndOfWord::None => {}
     }
-    if rules.unit == Unit::Chars {
-        units.sort_unstable();
-        units.dedup();
+    if rules.kind == Kind::Classic {
+        symbols.sort_unstable();
+        symbols.dedup();
     }
-    units
+    symbols
 }
 
 pub fn train(

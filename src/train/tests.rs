@@ -13,7 +13,7 @@ fn table(words: &[(&str, u64)]) -> WordTable {
 fn config(tie_break: TieBreak, n: usize) -> TrainConfig {
     TrainConfig {
         rules: SymbolRules {
-            unit: Unit::Chars,
+            kind: Kind::Classic,
             end_of_word: EndOfWord::Separate,
             end_of_word_symbol: "</w>".into(),
         },

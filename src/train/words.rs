@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::symbols::{EndOfWord, SymbolRules, Unit};
+use crate::symbols::{EndOfWord, Kind, SymbolRules};
 
 /// Interned symbols: strings ↔ ids, with each symbol's length in characters.
 #[derive(Default)]
@@ -43,7 +43,7 @@ pub(super) struct Splitter<'r> {
 impl<'r> Splitter<'r> {
     pub(super) fn new(rules: &'r SymbolRules, symbols: &mut Symbols) -> Self {
         let mut bytes = [0u32; 256];
-        if rules.unit == Unit::Bytes {
+        if rules.kind == Kind::Byte {
             let table = crate::symbols::byte_to_unicode();
             let mut buf = [0u8; 4];
             for (b, id) in bytes.iter_mut().enumerate() {
@@ -65,9 +65,9 @@ impl<'r> Splitter<'r> {
 
     pub(super) fn split(&mut self, word: &str, symbols: &mut Symbols, out: &mut Vec<u32>) {
         let start = out.len();
-        match self.rules.unit {
-            Unit::Bytes => out.extend(word.bytes().map(|b| self.bytes[b as usize])),
-            Unit::Chars => {
+        match self.rules.kind {
+            Kind::Byte => out.extend(word.bytes().map(|b| self.bytes[b as usize])),
+            Kind::Classic => {
                 let mut buf = [0u8; 4];
                 for c in word.chars() {
                     let id = *self
