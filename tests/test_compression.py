@@ -278,7 +278,7 @@ def stream(
     length: int | None = None,
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> bytes:
-    """A one-block stream made by hand, following the format in src/compress.rs."""
+    """A one-block stream made by hand, following the format in src/compress/format.rs."""
     assert len(table) <= 32
     header = b"SWPC\x01" + varint(block_size) + varint(len(original) if length is None else length)
     header += zlib.crc32(original).to_bytes(4, "little")

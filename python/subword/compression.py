@@ -11,7 +11,7 @@ with the block, and expanding them restores the input exactly::
 
 `subword.teaching.compression` shows the replacements step by step (`describe_steps`).
 
-Rules (the Rust core, ``src/compress.rs``, documents them and the format in full): pairs are
+Rules (the Rust core, ``src/compress/``, documents them and the format in full): pairs are
 counted left to right without overlap (``aaa`` holds ``aa`` once); ties go to the smallest
 pair; new symbols are the highest unused byte values first (shown above as Z, Y, X, which is
 how Gage's article writes them). :func:`decompress` checks the data and raises
