@@ -115,48 +115,21 @@ def test_special_tokens_must_be_distinct_and_not_empty() -> None:
         subword.train(WORDS, num_merges=3, special_tokens=["l"], min_frequency=1)
 
 
-def test_cli_huge_integer_is_one_line(tmp_path: Path) -> None:
+def _train_cli(tmp_path: Path, output: Path, *flags: str) -> subprocess.CompletedProcess:
     corpus = tmp_path / "c.txt"
     corpus.write_text("low lower\n")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "subword",
-            "train",
-            str(corpus),
-            "-o",
-            str(tmp_path / "m.json"),
-            "--vocab-size",
-            "99999999999999999999999",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    argv = [sys.executable, "-m", "subword", "train", str(corpus), "-o", str(output), *flags]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+
+def test_cli_huge_integer_is_one_line(tmp_path: Path) -> None:
+    done = _train_cli(tmp_path, tmp_path / "m.json", "--vocab-size", "99999999999999999999999")
     assert done.returncode == 2
     assert "too large" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_cli_unwritable_output_names_the_target(tmp_path: Path) -> None:
-    corpus = tmp_path / "c.txt"
-    corpus.write_text("low lower\n")
     target = tmp_path / "no-such-folder" / "m.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "subword",
-            "train",
-            str(corpus),
-            "-o",
-            str(target),
-            "--num-merges",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = _train_cli(tmp_path, target, "--num-merges", "2")
     assert done.returncode == 2
     assert str(target) in done.stderr and ".tmp" not in done.stderr
