@@ -41,8 +41,8 @@ PY_DIRS=""
 for dir in python tests benchmarks examples scripts; do
     if [ -d "$dir" ]; then PY_DIRS="$PY_DIRS $dir"; fi
 done
-"$VENV/bin/ruff" check $PY_DIRS
-"$VENV/bin/ruff" format --check $PY_DIRS
+"$VENV/bin/ruff" check --no-cache $PY_DIRS
+"$VENV/bin/ruff" format --no-cache --check $PY_DIRS
 "$VENV/bin/mypy" --no-error-summary
 
 echo "== cargo test"
