@@ -95,3 +95,16 @@ def test_every_command_has_help(command: str) -> None:
         timeout=60,
     )
     assert done.returncode == 0 and "usage: subword" in done.stdout
+
+
+def test_subword_nmt_workflow(corpus: Path, tmp_path: Path) -> None:
+    from subword import nmt
+
+    codes = nmt.learn_codes(corpus, tmp_path / "codes.bpe", symbols=30, min_frequency=1)
+    assert 0 < len(codes.merges) <= 30  # fewer when every word is one token
+    bpe = nmt.load_codes(tmp_path / "codes.bpe")
+    segmented = bpe.segment("the lowest newer\n")
+    assert segmented.replace("@@ ", "") == "the lowest newer\n"
+    nmt.apply_codes(tmp_path / "codes.bpe", corpus, tmp_path / "out.bpe")
+    vocab = nmt.get_vocab(tmp_path / "out.bpe", tmp_path / "vocab.txt")
+    assert vocab and (tmp_path / "vocab.txt").read_text(encoding="utf-8")
