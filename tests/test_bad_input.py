@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import pytest
 
 import subword
+from subword.errors import InvalidInputError
 
 
 def test_empty_corpus(tmp_path):
@@ -131,3 +133,44 @@ def test_one_character_repeated_long_is_linear_enough():
     word = "a" * 1_000_000
     tok = subword.train({"aaaaaaaa": 10}, num_merges=3, min_frequency=1, end_of_word="none")
     assert tok.tokenize(word) == ["aaaaaaaa"] * (len(word) // 8)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, 2**64, -(2**70)])
+def test_decode_names_out_of_range_ids_and_their_position(bad):
+    tok = subword.train({"low": 5}, num_merges=2, min_frequency=1)
+    expected = rf"id {bad} at position 1 is not in the vocabulary \(ids go up to \d+\)"
+    with pytest.raises(InvalidInputError, match=expected):
+        tok.decode([0, bad])
+    with pytest.raises(InvalidInputError, match=expected):
+        tok.decode_bytes([0, bad])
+    with pytest.raises(InvalidInputError, match=expected):
+        tok.decode_batch([[0], [0, bad]])
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (True, "id True at position 0 is a bool, not an integer id"),
+        (False, "id False at position 0 is a bool, not an integer id"),
+        ("1", "id '1' at position 0 is not an integer"),
+        (1.0, "id 1.0 at position 0 is not an integer"),
+        (None, "id None at position 0 is not an integer"),
+    ],
+)
+def test_decode_refuses_bools_and_non_integers(bad, message):
+    tok = subword.train({"low": 5}, num_merges=2, min_frequency=1)
+    for decode in (tok.decode, tok.decode_bytes):
+        with pytest.raises(InvalidInputError, match=re.escape(message)):
+            decode([bad, 0])
+
+
+def test_decode_takes_numpy_and_other_index_ints():
+    np = pytest.importorskip("numpy")
+    tok = subword.train({"low": 5, "lower": 2}, num_merges=4, min_frequency=1)
+    ids = tok.encode("low lower")
+    assert tok.decode(np.array(ids, dtype=np.uint32)) == "low lower"
+    assert tok.decode(tuple(ids)) == "low lower"
+    with pytest.raises(
+        InvalidInputError, match=r"id \S*-1\)? at position 1 is not in the vocabulary"
+    ):
+        tok.decode(np.array([0, -1], dtype=np.int64))

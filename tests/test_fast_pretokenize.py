@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from peers import CORPORA, corpus_text, peer
-from subword._core import _testing
 
+from subword._core import _testing
 from subword.pre_tokenizers.patterns import PATTERNS
 
 FAST = ["gpt2", "cl100k", "o200k"]
