@@ -25,5 +25,8 @@ pub mod rng;
 pub mod symbols;
 pub mod train;
 
+#[cfg(test)]
+mod proptests;
+
 #[cfg(feature = "python")]
 mod bindings;

@@ -266,72 +266,84 @@ def fuzz_decompress(rng: random.Random, seed: int, deadline: float) -> int:
 # --- command line ---------------------------------------------------------------------
 def fuzz_cli(rng: random.Random, seed: int, deadline: float) -> int:
     """Random flag combinations and bad files: the exit code is 0 or 2, never a traceback."""
-    import contextlib
-    import io
+    import os
 
     from subword.cli import main
 
-    case = 0
+    # Relative paths in the random argv (`-o 3`) land in the temporary folder, not in the
+    # caller's working directory.
+    home = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        corpus = folder / "corpus.txt"
-        corpus.write_text("low lower newest widest\n" * 20)
-        model = folder / "m.json"
-        subword.train([corpus], num_merges=10).save(model)
-        bad = folder / "bad.bin"
-        bad.write_bytes(b"\xff\xfe\x00garbage")
-        files = [str(corpus), str(model), str(bad), str(folder), str(folder / "missing")]
-        numbers = ["-5", "0", "1", "3", "2.5", "x", "99999999999999999999999", "-0"]
-        commands = [
-            ["train", "-o", str(folder / "out.json")],
-            ["encode", "-m"],
-            ["decode", "-m"],
-            ["explain", "--words"],
-            ["learn-bpe", "-s"],
-            ["apply-bpe", "-c"],
-            ["compress", "-o", str(folder / "c.bin")],
-            ["decompress", "-o", str(folder / "d.bin")],
-        ]
-        flags = [
-            "--num-merges",
-            "--vocab-size",
-            "--min-frequency",
-            "--dropout",
-            "--seed",
-            "--kind",
-            "--tie-break",
-            "--errors",
-            "--allowed-special",
-            "-i",
-            "-o",
-        ]
-        while time.monotonic() < deadline:
-            case += 1
-            argv = list(rng.choice(commands))
-            for _ in range(rng.randrange(5)):
-                r = rng.random()
-                if r < 0.4:
-                    argv.append(rng.choice(files))
-                elif r < 0.7:
-                    argv += [rng.choice(flags), rng.choice(numbers + files)]
-                else:
-                    argv.append(rng.choice(numbers))
-            err = io.StringIO()
-            out = io.StringIO()
-            code: object = None
-            try:
-                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-                    code = main(argv)
-            except SystemExit as exc:  # argparse's usage errors
-                code = exc.code
-            except BaseException as exc:  # noqa: BLE001
-                raise FuzzFailure(
-                    f"cli: seed {seed} case {case}: {argv}: {type(exc).__name__}: {exc}"
-                ) from exc
-            if code not in (0, 2, None):
-                raise FuzzFailure(f"cli: seed {seed} case {case}: {argv}: exit {code}")
-            if "Traceback" in err.getvalue():
-                raise FuzzFailure(f"cli: seed {seed} case {case}: {argv}: traceback")
+        os.chdir(tmp)
+        try:
+            return _fuzz_cli_in(rng, seed, deadline, Path(tmp), main)
+        finally:
+            os.chdir(home)
+
+
+def _fuzz_cli_in(rng: random.Random, seed: int, deadline: float, folder: Path, main) -> int:
+    import contextlib
+    import io
+
+    case = 0
+    corpus = folder / "corpus.txt"
+    corpus.write_text("low lower newest widest\n" * 20)
+    model = folder / "m.json"
+    subword.train([corpus], num_merges=10).save(model)
+    bad = folder / "bad.bin"
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    files = [str(corpus), str(model), str(bad), str(folder), str(folder / "missing")]
+    numbers = ["-5", "0", "1", "3", "2.5", "x", "99999999999999999999999", "-0"]
+    commands = [
+        ["train", "-o", str(folder / "out.json")],
+        ["encode", "-m"],
+        ["decode", "-m"],
+        ["explain", "--words"],
+        ["learn-bpe", "-s"],
+        ["apply-bpe", "-c"],
+        ["compress", "-o", str(folder / "c.bin")],
+        ["decompress", "-o", str(folder / "d.bin")],
+    ]
+    flags = [
+        "--num-merges",
+        "--vocab-size",
+        "--min-frequency",
+        "--dropout",
+        "--seed",
+        "--kind",
+        "--tie-break",
+        "--errors",
+        "--allowed-special",
+        "-i",
+        "-o",
+    ]
+    while time.monotonic() < deadline:
+        case += 1
+        argv = list(rng.choice(commands))
+        for _ in range(rng.randrange(5)):
+            r = rng.random()
+            if r < 0.4:
+                argv.append(rng.choice(files))
+            elif r < 0.7:
+                argv += [rng.choice(flags), rng.choice(numbers + files)]
+            else:
+                argv.append(rng.choice(numbers))
+        err = io.StringIO()
+        out = io.StringIO()
+        code: object = None
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                code = main(argv)
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code
+        except BaseException as exc:  # noqa: BLE001
+            raise FuzzFailure(
+                f"cli: seed {seed} case {case}: {argv}: {type(exc).__name__}: {exc}"
+            ) from exc
+        if code not in (0, 2, None):
+            raise FuzzFailure(f"cli: seed {seed} case {case}: {argv}: exit {code}")
+        if "Traceback" in err.getvalue():
+            raise FuzzFailure(f"cli: seed {seed} case {case}: {argv}: traceback")
     return case
 
 

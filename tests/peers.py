@@ -55,3 +55,23 @@ def corpus_text(name: str) -> str:
 
 def corpus_lines(name: str) -> list[str]:
     return corpus_text(name).splitlines(keepends=True)
+
+
+def classes_changed_since_python_unicode() -> list[str]:
+    """Code points whose letter/number class in the `regex` module differs from Python's
+    own (older) Unicode database: the ones assigned between the two versions."""
+    import unicodedata
+
+    regex = peer("regex")
+    letter, number = regex.compile(r"\p{L}"), regex.compile(r"\p{N}")
+    changed = []
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        category = unicodedata.category(c)[0]
+        if bool(letter.fullmatch(c)) != (category == "L") or bool(number.fullmatch(c)) != (
+            category == "N"
+        ):
+            changed.append(c)
+    return changed

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import subword
+from subword.errors import InvalidInputError
 
 
 def test_empty_corpus(tmp_path):
@@ -131,3 +135,119 @@ def test_one_character_repeated_long_is_linear_enough():
     word = "a" * 1_000_000
     tok = subword.train({"aaaaaaaa": 10}, num_merges=3, min_frequency=1, end_of_word="none")
     assert tok.tokenize(word) == ["aaaaaaaa"] * (len(word) // 8)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, 2**64, -(2**70)])
+def test_decode_names_out_of_range_ids_and_their_position(bad):
+    tok = subword.train({"low": 5}, num_merges=2, min_frequency=1)
+    expected = rf"id {bad} at position 1 is not in the vocabulary \(ids go up to \d+\)"
+    with pytest.raises(InvalidInputError, match=expected):
+        tok.decode([0, bad])
+    with pytest.raises(InvalidInputError, match=expected):
+        tok.decode_bytes([0, bad])
+    with pytest.raises(InvalidInputError, match=expected):
+        tok.decode_batch([[0], [0, bad]])
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (True, "id True at position 0 is a bool, not an integer id"),
+        (False, "id False at position 0 is a bool, not an integer id"),
+        ("1", "id '1' at position 0 is not an integer"),
+        (1.0, "id 1.0 at position 0 is not an integer"),
+        (None, "id None at position 0 is not an integer"),
+    ],
+)
+def test_decode_refuses_bools_and_non_integers(bad, message):
+    tok = subword.train({"low": 5}, num_merges=2, min_frequency=1)
+    for decode in (tok.decode, tok.decode_bytes):
+        with pytest.raises(InvalidInputError, match=re.escape(message)):
+            decode([bad, 0])
+
+
+def test_decode_takes_numpy_and_other_index_ints():
+    np = pytest.importorskip("numpy")
+    tok = subword.train({"low": 5, "lower": 2}, num_merges=4, min_frequency=1)
+    ids = tok.encode("low lower")
+    assert tok.decode(np.array(ids, dtype=np.uint32)) == "low lower"
+    assert tok.decode(tuple(ids)) == "low lower"
+    with pytest.raises(
+        InvalidInputError, match=r"id \S*-1\)? at position 1 is not in the vocabulary"
+    ):
+        tok.decode(np.array([0, -1], dtype=np.int64))
+
+
+# --- unknown characters keep the words -------------------------------------------------
+
+KNOWN = "abcde"
+# Each known character is also a word of its own, so that every mode has its word-final
+# form (`c</w>`) too: "known" then means the same in every mode.
+UNK_TABLE = {**dict.fromkeys(KNOWN, 1), "abc": 5, "bead": 4, "cab": 3, "dace": 2}
+UNK_MODES = [
+    {"end_of_word": "separate"},
+    {"end_of_word": "attached"},
+    {"end_of_word": "none"},
+    {"algorithm": "greedy"},
+]
+
+
+@pytest.fixture(scope="module", params=UNK_MODES, ids=lambda m: "-".join(m.values()))
+def unk_model(request):
+    return request.param, subword.train(UNK_TABLE, num_merges=8, min_frequency=1, **request.param)
+
+
+# Characters that no whitespace rule (Python's str.split, the core's) treats as a separator.
+_unknown = st.characters(
+    codec="utf-8", exclude_categories=("Zs", "Zl", "Zp", "Cc", "Cs"), exclude_characters=KNOWN
+).filter(lambda c: not c.isspace())
+_words = st.lists(
+    st.lists(st.one_of(st.sampled_from(KNOWN), _unknown), min_size=1, max_size=8).map("".join),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(words=_words)
+def test_unknown_characters_keep_word_boundaries(unk_model, words):
+    # Expected: each word with every character outside the alphabet as `<unk>`; words
+    # separated by one space, except with end_of_word="none", which marks no word ends at
+    # all (its decode joins the pieces).
+    mode, tok = unk_model
+    shown = ["".join(c if c in KNOWN else "<unk>" for c in w) for w in words]
+    decoded = tok.decode(tok.encode(" ".join(words)))
+    if mode.get("end_of_word") == "none":
+        assert decoded == "".join(shown)
+    else:
+        assert decoded.split() == shown
+        assert decoded == " ".join(shown)
+
+
+def test_attached_unknown_at_a_word_end_keeps_the_end():
+    tok = subword.train({"café": 5, "ok": 3}, num_merges=6, end_of_word="attached", min_frequency=1)
+    assert tok.decode(tok.encode("café\u0301 ok")) == "café<unk> ok"
+    assert tok.tokenize("okx")[-1] == "<unk></w>"
+    assert "<unk></w>" not in tok.alphabet
+
+
+def test_greedy_unknown_inside_a_word_continues_it():
+    tok = subword.train(
+        {"ab": 5, "c": 3, "ok": 2}, num_merges=4, algorithm="greedy", min_frequency=1
+    )
+    assert tok.decode(tok.encode("abxc ok")) == "ab<unk>c ok"
+    assert tok.tokenize("abxc") == ["ab", "##<unk>", "##c"]
+
+
+def test_hf_attached_model_without_the_end_form_keeps_its_ids(tmp_path):
+    # An HF file's vocabulary has no `<unk></w>`: the unknown token stays `<unk>` at word
+    # ends, as HF's own BPE gives it.
+    tok = subword.train({"ab": 5, "ok": 3}, num_merges=3, end_of_word="attached", min_frequency=1)
+    tok.save(tmp_path / "tokenizer.json", format="hf")
+    doc = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    doc["model"]["vocab"].pop("<unk></w>", None)
+    (tmp_path / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    loaded = subword.load(tmp_path / "tokenizer.json")
+    assert loaded.encode("abx")[-1] == loaded.vocab["<unk>"]

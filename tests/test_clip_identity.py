@@ -7,7 +7,9 @@ import multiprocessing
 
 import numpy as np
 import pytest
-from peers import CORPORA, corpus_lines
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from peers import CORPORA, classes_changed_since_python_unicode, corpus_lines
 
 import subword
 from subword.clip import tokenize
@@ -134,3 +136,26 @@ def test_long_words_are_cut_where_no_token_joins(ours, clip_tokenizer):
             word = "".join(rng.choice(alphabet) for _ in range(n))
             text = f"{word} and {word[: n // 2]}"
             assert ours.encode(text) == clip_tokenizer.encode(text), (n, alphabet)
+
+
+# --- Unicode: CLIP's reference splits with the `regex` module, whose Unicode version is
+# newer than the Rust regex tables; the `clip` pre-tokenizer follows the `regex` module.
+
+
+def test_code_points_assigned_in_newer_unicode_match_clip(ours, clip_tokenizer):
+    changed = classes_changed_since_python_unicode()
+    assert len(changed) > 1000  # the check has something to check
+    texts = [f"a{c}b 1{c}2 !{c}! {c}{c}'s" for c in changed]
+    for start in range(0, len(texts), 500):
+        chunk = texts[start : start + 500]
+        got = ours.encode_batch(chunk)
+        for text, have in zip(chunk, got):
+            assert have == clip_tokenizer.encode(text), f"{text!r} (U+{ord(text[1]):04X})"
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(st.characters(codec=None), max_size=40))
+def test_any_code_points_match_clip(ours, clip_tokenizer, text):
+    assert ours.encode(text) == clip_tokenizer.encode(text)

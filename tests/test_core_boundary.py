@@ -63,3 +63,12 @@ def test_testing_hooks_live_in_their_own_submodule():
     assert testing is _core._testing
     assert testing.pretokenize(r"\w+", "a bc") == ["a", "bc"]
     assert not hasattr(_core, "pretokenize_first_difference")
+
+
+def test_core_refuses_huge_ids_on_its_own():
+    # Without the Python check in front, the core must not build a table of 2**32 entries.
+    with pytest.raises(InvalidInputError, match=r'token "b" has id 4294967295, too large'):
+        _core.Model([("a", 0), ("b", 2**32 - 1)], [], [])
+    with pytest.raises(InvalidInputError, match=r'token "<s>" has id 5000000, too large'):
+        _core.Model([("a", 0)], [], [("<s>", 5_000_000)])
+    assert _core.Model([("a", 0), ("</w>", 1), ("b", 1000)], [], [])  # gaps are allowed

@@ -61,7 +61,9 @@ def test_decode_removes_prefixes(greedy):
 
 
 def test_unknown_characters(greedy):
-    assert greedy.tokenize("lox") == ["lo", "<unk>"]
+    # Inside a word the unknown token takes its continuation form: decoding keeps the word.
+    assert greedy.tokenize("lox") == ["lo", "##<unk>"]
+    assert greedy.tokenize("xlo") == ["<unk>", "##lo"]
     strict = subword.train(
         TABLE, num_merges=10, algorithm="greedy", min_frequency=1, unknown="error"
     )
@@ -89,7 +91,10 @@ def test_greedy_matches_seed_003(word):
     )
     plain = {t for t in tok.vocab if not t.startswith("##") and t != "<unk>"}
     expected = greedy_reference(word, plain)
-    shown = [p if p.removeprefix("##") in plain else "<unk>" for p in expected]
+    shown = [
+        p if p.removeprefix("##") in plain else "##<unk>" if p.startswith("##") else "<unk>"
+        for p in expected
+    ]
     assert tok.tokenize(word) == shown
 
 

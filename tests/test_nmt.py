@@ -22,8 +22,8 @@ from peers import peer
 
 import subword
 from subword.cli import main
-from subword.errors import FormatError
-from subword.nmt import Codes, format_codes, read_codes, write_codes
+from subword.errors import FormatError, InvalidInputError
+from subword.nmt import Codes, format_codes, learn_codes, load_codes, read_codes, write_codes
 from subword.teaching import reference
 
 # --- the peer ------------------------------------------------------------------------------
@@ -834,3 +834,36 @@ def test_load_codes_limit_and_its_deprecated_alias(tmp_path):
     with pytest.warns(DeprecationWarning, match="limit="):
         assert len(subword.load_codes(codes, merges=1).merges) == 1
     assert subword.load_codes is subword.nmt.load_codes
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["learn-bpe", "-s", "-5"], "symbols must be at least 0, got -5"),
+        (["learn-bpe", "--symbols", "-1"], "symbols must be at least 0, got -1"),
+        (["learn-bpe", "--min-frequency", "0"], "min_frequency must be at least 1, got 0"),
+        (["apply-bpe", "-c", "{missing}", "--merges", "-2"], "limit must be -1 (all merges)"),
+        (["apply-bpe", "-c", "{missing}", "--dropout", "1.5"], "dropout must be between 0 and 1"),
+        (["apply-bpe", "-c", "{missing}", "--dropout", "-0.1"], "dropout must be between 0 and 1"),
+        (["apply-bpe", "-c", "{missing}", "--dropout", "nan"], "dropout must be between 0 and 1"),
+    ],
+)
+def test_bad_counts_are_refused_before_any_input_is_read(tmp_path, capsys, argv, message):
+    # The input (and the codes) are missing files: the option's error must come first, so
+    # nothing was opened, and no output file appears.
+    missing = str(tmp_path / "missing")
+    out = tmp_path / "out"
+    argv = [a.replace("{missing}", missing) for a in argv]
+    assert main([*argv, "-i", missing, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def test_bad_counts_are_refused_by_the_library(tmp_path):
+    text = tmp_path / "text"
+    text.write_text("low lower\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="symbols must be at least 0"):
+        learn_codes(text, symbols=-5)
+    with pytest.raises(InvalidInputError, match="limit must be -1"):
+        load_codes(tmp_path / "missing", limit=-3)

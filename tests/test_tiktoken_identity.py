@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from peers import CORPORA, corpus_lines, corpus_text
+from peers import CORPORA, classes_changed_since_python_unicode, corpus_lines, corpus_text
 
 import subword
 
@@ -184,3 +184,20 @@ def test_arbitrary_unicode_round_trips_and_matches(ours, cl100k_encoding, text):
     ids = ours.encode_ordinary(text)
     assert ids == cl100k_encoding.encode_ordinary(text)
     assert ours.decode(ids) == text
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(st.characters(codec=None), max_size=40))
+def test_any_code_points_match_tiktoken(ours, cl100k_encoding, text):
+    # tiktoken's Rust regex and the core's read the same `regex-syntax` tables (Unicode
+    # 16.0), so no table of differences is needed here.
+    assert ours.encode_ordinary(text) == cl100k_encoding.encode_ordinary(text)
+
+
+def test_code_points_assigned_in_newer_unicode_match_tiktoken(ours, cl100k_encoding):
+    """Where Unicode versions disagree on letters and numbers (Python's database against
+    the `regex` module's newer one), the ids are still tiktoken's."""
+    texts = [f"a{c}b 1{c}2 !{c}! {c}{c}'s" for c in classes_changed_since_python_unicode()]
+    assert ours.encode_batch(texts) == cl100k_encoding.encode_ordinary_batch(texts)

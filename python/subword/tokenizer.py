@@ -58,13 +58,14 @@ def _core_options(config: TokenizerConfig, unk_id: int | None) -> dict:
 
 def with_continuations(spec: ModelSpec) -> ModelSpec:
     """A greedy model's vocabulary holds every token twice: as it starts a word, and in its
-    continuation form (`##est`), which gets a new id after all others."""
+    continuation form (`##est`), which gets a new id after all others. The unknown token
+    too (`##<unk>`): an unknown character inside a word must not decode as a word start."""
     prefix = spec.config.continuation_prefix
     vocab = dict(spec.vocab)
     next_id = max([*vocab.values(), *spec.special_tokens.values()], default=-1) + 1
     plain = [t for t in vocab if not (t.startswith(prefix) and t[len(prefix) :] in vocab)]
     for token in plain:
-        if token != spec.config.unk_token and prefix + token not in vocab:
+        if prefix + token not in vocab:
             vocab[prefix + token] = next_id
             next_id += 1
     return ModelSpec(spec.config, vocab, list(spec.merges), dict(spec.special_tokens))
@@ -186,8 +187,13 @@ class Tokenizer:
     def alphabet(self) -> list[str]:
         """The initial symbols: vocabulary entries that are not made by a merge."""
         made = {a + b for a, b in self._spec.merges}
-        unk = self.config.unk_token
-        return [t for t in self._spec.vocab if t not in made and t != unk]
+        config = self.config
+        unk = {config.unk_token} if config.unk_token else set()
+        if config.unk_token and config.end_of_word == "attached":
+            unk.add(config.unk_token + config.end_of_word_symbol)
+        if config.unk_token and config.algorithm == "greedy":
+            unk.add(config.continuation_prefix + config.unk_token)
+        return [t for t in self._spec.vocab if t not in made and t not in unk]
 
     @property
     def vocab_size(self) -> int:

@@ -130,6 +130,9 @@ def train(
     with_unk = config.kind == "classic" and config.unknown == "unk"
     reserved = [config.unk_token] if with_unk and config.unk_token else []
     reserved += [s for s in specials if s not in reserved]
+    # Attached end-of-word: an unknown character that ends a word encodes as `<unk></w>`,
+    # so that decoding keeps the word's end; it takes a place in the vocabulary.
+    unk_end = unknown_end_form(config)
     alphabet, merges = _core.train(
         counter,
         {
@@ -140,7 +143,7 @@ def train(
             "vocab_size": settings.vocab_size,
             "min_frequency": settings.min_frequency,
             "tie_break": settings.tie_break,
-            "reserved": len(reserved),
+            "reserved": len(reserved) + (unk_end is not None),
             "show_progress": progress,
         },
     )
@@ -197,15 +200,29 @@ def _texts_of(source: Source, errors: str) -> Iterable[str]:
     return source
 
 
+def unknown_end_form(config: TokenizerConfig) -> str | None:
+    """The end-of-word form of the unknown token (`<unk></w>`) that classic attached models
+    trained here hold, or None."""
+    if (
+        config.kind == "classic"
+        and config.unknown == "unk"
+        and config.unk_token
+        and config.end_of_word == "attached"
+    ):
+        return config.unk_token + config.end_of_word_symbol
+    return None
+
+
 def assemble(
     config: TokenizerConfig,
     alphabet: list[str],
     merges: list[tuple[str, str]],
     reserved: list[str],
 ) -> ModelSpec:
-    """Gives ids: classic models put `<unk>` and the special tokens first, then the
-    alphabet, then merged tokens in merge order; byte-level models put the 256 byte symbols
-    first (ids 0-255, as GPT-2 and tiktoken do), then merged tokens, then special tokens."""
+    """Gives ids: classic models put `<unk>` (and `<unk></w>` when attached) and the special
+    tokens first, then the alphabet, then merged tokens in merge order; byte-level models
+    put the 256 byte symbols first (ids 0-255, as GPT-2 and tiktoken do), then merged
+    tokens, then special tokens."""
     tokens: list[str] = []
     seen: set[str] = set()
 
@@ -216,7 +233,8 @@ def assemble(
 
     unk = [config.unk_token] if config.unk_token and config.unk_token in reserved else []
     specials = [t for t in reserved if t not in unk]
-    leading = unk + specials if config.kind == "classic" else []
+    unk_end = unknown_end_form(config) if unk else None
+    leading = unk + ([unk_end] if unk_end else []) + specials if config.kind == "classic" else []
     for token in itertools.chain(leading, alphabet, (a + b for a, b in merges)):
         add(token)
     if config.kind == "byte":

@@ -36,6 +36,10 @@ pub struct Bpe {
     byte_ids: [u32; 256],
     byte_end_ids: [u32; 256],
     end_id: Option<u32>,
+    /// Attached end-of-word: the unknown token's end form (`<unk></w>`), for an unknown
+    /// character that ends a word, so that decoding keeps the word's end. Vocabularies
+    /// without it (HF files, whose BPE gives the plain unknown token there) use `<unk>`.
+    unknown_end: Option<u32>,
     /// Byte-level models: the byte pairs some token contains, where long pieces cannot be
     /// cut (`merge_long_piece`).
     joined_bytes: Option<BytePairs>,
@@ -62,6 +66,7 @@ impl Bpe {
             byte_ids: [NONE; 256],
             byte_end_ids: [NONE; 256],
             end_id: None,
+            unknown_end: None,
             joined_bytes: None,
         };
         bpe.build_initial_ids(vocab)?;
@@ -83,6 +88,13 @@ impl Bpe {
         }
         match self.rules.kind {
             Kind::Classic => {
+                if let (true, Unknown::Unk(unk)) = (attached, self.unknown) {
+                    self.unknown_end = vocab
+                        .iter()
+                        .find(|(_, &id)| id == unk)
+                        .and_then(|(token, _)| vocab.get(&format!("{token}{eow}")))
+                        .copied();
+                }
                 for (token, &id) in vocab {
                     let mut chars = token.chars();
                     if let (Some(c), None) = (chars.next(), chars.next()) {
@@ -204,7 +216,11 @@ impl Bpe {
                         &self.char_ids
                     };
                     match (table.get(&c), self.unknown) {
-                        (Some(&id), _) | (None, Unknown::Unk(id)) => out.push(id),
+                        (Some(&id), _) => out.push(id),
+                        (None, Unknown::Unk(id)) => match self.unknown_end {
+                            Some(end) if attached && byte == last => out.push(end),
+                            _ => out.push(id),
+                        },
                         (None, Unknown::Error) => return Err(UnknownChar { byte, c }),
                     }
                 }

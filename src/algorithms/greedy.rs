@@ -19,6 +19,10 @@ pub struct Greedy {
     continuation: Vec<bool>,
     prefix: String,
     unknown: Unknown,
+    /// The continuation form of the unknown token (`##<unk>`), for an unknown character
+    /// after a word's first token, so that decoding does not start a word there. Models
+    /// whose vocabulary lacks it use the plain unknown token.
+    unknown_continuation: Option<u32>,
 }
 
 impl Greedy {
@@ -43,6 +47,7 @@ impl Greedy {
             continuation: vec![false; ids],
             prefix: prefix.to_string(),
             unknown,
+            unknown_continuation: None,
         };
         let unk = match unknown {
             Unknown::Unk(id) => Some(id),
@@ -50,6 +55,7 @@ impl Greedy {
         };
         for (token, &id) in vocab {
             if Some(id) == unk {
+                greedy.unknown_continuation = vocab.get(&format!("{prefix}{token}")).copied();
                 continue;
             }
             if let Some(stem) = token.strip_prefix(prefix) {
@@ -112,6 +118,9 @@ impl Greedy {
                 None => {
                     let c = piece[bounds[at]..].chars().next().unwrap_or('\u{fffd}');
                     match self.unknown {
+                        Unknown::Unk(id) if at > 0 => {
+                            out.push(self.unknown_continuation.unwrap_or(id))
+                        }
                         Unknown::Unk(id) => out.push(id),
                         Unknown::Error => {
                             return Err(UnknownChar {

@@ -3,7 +3,7 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 
 use super::errors::{invalid_input, to_py_err};
 use super::options::model_config;
@@ -146,7 +146,19 @@ impl PyModel {
         .map_err(to_py_err)
     }
 
-    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
+    /// `ids`: a list (or any iterable) of ints. Each is checked here, so that a negative,
+    /// huge or non-integer id is an error naming it and its position, not an overflow.
+    fn decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        // Python's own iterator: on a list it is faster than indexing through the stable ABI.
+        let mut out = Vec::with_capacity(ids.cast::<PyList>().map_or(0, |list| list.len()));
+        for (i, item) in ids.try_iter()?.enumerate() {
+            out.push(self.id_at(&item?, i)?);
+        }
+        let ids = out;
         let bytes = self.inner.decode_bytes(&ids).map_err(to_py_err)?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -160,6 +172,40 @@ impl PyModel {
 }
 
 impl PyModel {
+    /// The id `item` at `position` of a list given to decode: an int (or an object with
+    /// `__index__`, as NumPy's integers) that fits in u32; bools are refused (True is not
+    /// id 1). Ids past the vocabulary are left to the core, which names them the same way.
+    #[inline]
+    fn id_at(&self, item: &Bound<'_, PyAny>, position: usize) -> PyResult<u32> {
+        // Fast path: exact ints that fit, which is nearly every id.
+        if item.is_exact_instance_of::<PyInt>() {
+            if let Ok(id) = item.extract::<u32>() {
+                return Ok(id);
+            }
+        } else if item.is_instance_of::<PyBool>() {
+            return Err(invalid_input(format!(
+                "id {} at position {position} is a bool, not an integer id",
+                shown(item)
+            )));
+        } else if let Ok(id) = item.extract::<u32>() {
+            return Ok(id);
+        }
+        let integral = item.is_instance_of::<PyInt>() || item.hasattr("__index__")?;
+        Err(invalid_input(if integral {
+            format!(
+                "id {} at position {position} is not in the vocabulary (ids go up to {})",
+                shown(item),
+                self.inner.tokens.len().saturating_sub(1)
+            )
+        } else {
+            format!(
+                "id {} at position {position} is not an integer (ids are ints from 0 to {})",
+                shown(item),
+                self.inner.tokens.len().saturating_sub(1)
+            )
+        }))
+    }
+
     /// `ids` as a Python list of ints, sharing the ints made when the model was built.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         let items = ids.iter().map(|&id| match self.ints.get(id as usize) {
@@ -167,6 +213,19 @@ impl PyModel {
             None => Ok(id.into_pyobject(py)?.into_any()),
         });
         PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)
+    }
+}
+
+/// `item`'s repr for a message, cut short (a huge int's digits, a long string).
+fn shown(item: &Bound<'_, PyAny>) -> String {
+    let text = item
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "(an int too long to show)".to_string());
+    if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(40).collect::<String>())
+    } else {
+        text
     }
 }
 

@@ -66,6 +66,22 @@ impl Tokenizer {
         merges: &[(String, String)],
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
+        // The id → token table has max id + 1 entries: refuse ids far past the number of
+        // tokens, so that a forged id cannot make it allocate gigabytes. Specials count
+        // twice: files list them in their vocabulary too, and the Python check
+        // (`check_ids`), which counts them so, must stay the one that speaks first.
+        let entries = vocab.len() + specials.len();
+        let limit = 2 * (entries + specials.len()) + 1024;
+        if let Some((token, id)) = vocab
+            .iter()
+            .chain(&specials)
+            .find(|(_, id)| *id as usize >= limit)
+        {
+            return Err(Error::invalid(format!(
+                "token {token:?} has id {id}, too large for a model of {entries} tokens (ids \
+                 must be below {limit}): the ids are wrong, or the file is not a model"
+            )));
+        }
         let size = vocab
             .iter()
             .chain(&specials)

@@ -6,8 +6,13 @@
 //! matches only if the pattern covers all text, as the GPT-style patterns do. `Fast` is a
 //! hand-written splitter for one of the fixed gpt2/cl100k/o200k patterns, giving the same
 //! pieces as `Regex` on that pattern 15 to 40 times faster (see `fast.rs`).
+//!
+//! Unicode versions: `\p{L}`, `\p{N}` and `\s` follow `regex-syntax`'s tables (Unicode
+//! 16.0), as tiktoken's Rust regex does, except in the `clip` pattern, which follows the
+//! Python `regex` module that CLIP's reference uses (`clip_classes.rs`, generated).
 
 mod classes;
+mod clip_classes;
 mod fast;
 
 use fancy_regex::Regex;
@@ -16,6 +21,34 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 
 pub use fast::{FastPattern, CL100K, GPT2, O200K};
+
+/// CLIP's pattern as `subword.pre_tokenizers.patterns.PATTERNS["clip"]` writes it.
+pub const CLIP: &str = concat!(
+    r"<\|[s\u017f]tartoftext\|>|<\|endoftext\|>|'[s\u017f]|'t|'re|'ve|'m|'ll|'d|[\p{L}]+",
+    r"|[\p{N}]|[^\s\p{L}\p{N}\u0345]+"
+);
+
+/// `CLIP` with `\p{L}`, `\p{N}` and `\s` spelled out as the Python `regex` module sees them
+/// (a newer Unicode than `regex-syntax`'s: letters assigned in between would otherwise split
+/// differently from CLIP's reference). Each class sits inside brackets in the pattern, so
+/// its ranges can replace it in place.
+fn clip_with_its_classes() -> String {
+    fn ranges(table: &[u32]) -> String {
+        let mut out = String::with_capacity(table.len() * 8);
+        for pair in table.chunks_exact(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if a == b {
+                out.push_str(&format!("\\x{{{a:X}}}"));
+            } else {
+                out.push_str(&format!("\\x{{{a:X}}}-\\x{{{b:X}}}"));
+            }
+        }
+        out
+    }
+    CLIP.replace(r"\p{L}", &ranges(clip_classes::LETTER))
+        .replace(r"\p{N}", &ranges(clip_classes::NUMBER))
+        .replace(r"\s", &ranges(clip_classes::SPACE))
+}
 
 #[derive(Debug, Clone)]
 pub enum PreTokenizer {
@@ -28,6 +61,9 @@ impl PreTokenizer {
     /// The pre-tokenizer for `pattern`: the fast splitter when `pattern` is exactly one of
     /// the fixed patterns, fancy-regex otherwise.
     pub fn regex(pattern: &str) -> Result<Self> {
+        if pattern == CLIP {
+            return Self::regex_only(&clip_with_its_classes());
+        }
         match FastPattern::from_regex(pattern) {
             Some(fast) => Ok(PreTokenizer::Fast(fast)),
             None => Self::regex_only(pattern),
@@ -232,5 +268,20 @@ mod tests {
         let p = PreTokenizer::regex(r"\s?\w+|\s+").unwrap();
         assert_eq!(pieces(&p, "a bc  d"), ["a", " bc", "  ", "d"]);
         assert!(PreTokenizer::regex("(").is_err());
+    }
+}
+
+#[cfg(test)]
+mod clip_tests {
+    use super::*;
+
+    #[test]
+    fn clip_classes_follow_the_newer_unicode() {
+        // U+0558 is a letter from Unicode 17.0 on, unassigned in regex-syntax's 16.0 tables.
+        let pre = PreTokenizer::regex(CLIP).unwrap();
+        let mut pieces = Vec::new();
+        pre.for_each_piece("a\u{558}b 1\u{11DE0} x'sy", |p| pieces.push(p))
+            .unwrap();
+        assert_eq!(pieces, ["a\u{558}b", "1", "\u{11DE0}", "x", "'s", "y"]);
     }
 }

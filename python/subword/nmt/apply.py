@@ -113,9 +113,7 @@ class Segmenter:
         )
 
     def _check(self, dropout: float) -> float:
-        if not 0.0 <= dropout <= 1.0:
-            raise InvalidInputError(f"dropout must be between 0 and 1, got {dropout}")
-        return float(dropout)
+        return check_dropout(dropout)
 
     def _tell_core(self, words: Iterable[str]) -> None:
         if self._glossaries is not None:
@@ -165,6 +163,18 @@ class Segmenter:
         return self._core.segment_tokens(words, dropout)
 
 
+def check_limit(limit: int | None) -> None:
+    """apply-bpe's `--merges`: a count of merges, or -1 for all."""
+    if limit is not None and limit < -1:
+        raise InvalidInputError(f"limit must be -1 (all merges) or at least 0, got {limit}")
+
+
+def check_dropout(dropout: float) -> float:
+    if not 0.0 <= dropout <= 1.0:  # also refuses NaN
+        raise InvalidInputError(f"dropout must be between 0 and 1, got {dropout}")
+    return float(dropout)
+
+
 def load_codes(
     path: PathLike,
     *,
@@ -194,6 +204,7 @@ def load_codes(
         if limit is not None and limit != merges:
             raise InvalidInputError(f"limit={limit} and merges={merges} disagree: use limit")
         limit = merges
+    check_limit(limit)
     return Segmenter(
         read_codes(path, limit=limit),
         separator=separator,
@@ -219,6 +230,9 @@ def apply_codes(
     """`subword-nmt apply-bpe`: segments the file `input` ('-': stdin) with the codes file
     `codes` and writes the result to `output` ('-' or None: stdout; a file is written
     through a temporary file renamed into place). Options as `load_codes`."""
+    # Checked before the codes or the text are read.
+    check_limit(limit)
+    check_dropout(dropout)
     segmenter = load_codes(
         codes,
         separator=separator,

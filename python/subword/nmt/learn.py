@@ -76,6 +76,9 @@ def learn_codes(
         (e.g. `sys.stderr`); None: no messages.
     progress: a progress bar on stderr.
     """
+    # Checked before any input is read: a bad count must not cost a pass over a corpus.
+    if symbols < 0:
+        raise InvalidInputError(f"symbols must be at least 0, got {symbols}")
     if min_frequency < 1:
         raise InvalidInputError(f"min_frequency must be at least 1, got {min_frequency}")
     name = os.fspath(input)
