@@ -206,13 +206,14 @@ def _cli_type(opt: Declared) -> Any:
     if typing.get_origin(base) is tuple:
         return str
     if base is int:
-        return _int_arg
+        return int_arg
     if base is float:
         return float
     return str
 
 
-def _int_arg(text: str) -> int:
+def int_arg(text: str) -> int:
+    """An argparse type: an integer that fits the core (|value| <= 2**63 - 1)."""
     try:
         value = int(text)
     except ValueError:

@@ -282,8 +282,10 @@ class Tokenizer:
         if dropout is not None:
             if not 0.0 <= dropout <= 1.0:
                 raise InvalidInputError(f"dropout must be between 0 and 1, got {dropout}")
-            if seed < 0:
-                raise InvalidInputError(f"seed must be >= 0, got {seed}")
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+                raise InvalidInputError(
+                    f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}"
+                )
             return self._core.encode(text, matcher, forbidden, float(dropout), seed)
         try:
             return self._core.encode(text, matcher, forbidden)

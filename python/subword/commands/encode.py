@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from subword.errors import InvalidInputError, UsageError
 from subword.files import output, read_lines
+from subword.options import int_arg
 
 if TYPE_CHECKING:
     from subword.tokenizer import SpecialSet
@@ -48,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     enc.add_argument("--errors", choices=("strict", "replace"), default="strict")
     enc.add_argument("--dropout", type=float, metavar="P", help="BPE-dropout probability")
-    enc.add_argument("--seed", type=int, default=0, help="seed for --dropout (default 0)")
+    enc.add_argument("--seed", type=int_arg, default=0, help="seed for --dropout (default 0)")
     enc.set_defaults(func=run_encode)
 
     dec = subparsers.add_parser(

@@ -10,6 +10,8 @@ import argparse
 import sys
 import time
 
+from subword.options import int_arg
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     _register_learn(subparsers)
@@ -29,11 +31,15 @@ def _register_learn(subparsers: argparse._SubParsersAction) -> None:
         "-o", "--output", default="-", metavar="PATH", help="codes file (default stdout)"
     )
     p.add_argument(
-        "-s", "--symbols", type=int, default=10000, help="merges to learn (default: %(default)s)"
+        "-s",
+        "--symbols",
+        type=int_arg,
+        default=10000,
+        help="merges to learn (default: %(default)s)",
     )
     p.add_argument(
         "--min-frequency",
-        type=int,
+        type=int_arg,
         default=2,
         metavar="FREQ",
         help="stop when no pair occurs FREQ times (default: %(default)s)",
@@ -46,7 +52,11 @@ def _register_learn(subparsers: argparse._SubParsersAction) -> None:
         help="subtract the number of characters (word-internal and word-final) from --symbols",
     )
     p.add_argument(
-        "--num-workers", type=int, default=1, metavar="N", help="accepted; the core uses all cores"
+        "--num-workers",
+        type=int_arg,
+        default=1,
+        metavar="N",
+        help="accepted; the core uses all cores",
     )
     p.add_argument(
         "--textbook",
@@ -69,7 +79,12 @@ def _register_apply(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-i", "--input", default="-", metavar="PATH", help="input text (default stdin)")
     p.add_argument("-c", "--codes", required=True, metavar="PATH", help="codes file")
     p.add_argument(
-        "-m", "--merges", type=int, default=-1, metavar="INT", help="use only the first INT merges"
+        "-m",
+        "--merges",
+        type=int_arg,
+        default=-1,
+        metavar="INT",
+        help="use only the first INT merges",
     )
     p.add_argument("-o", "--output", default="-", metavar="PATH", help="output (default stdout)")
     p.add_argument(
@@ -86,7 +101,7 @@ def _register_apply(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--vocabulary-threshold",
-        type=int,
+        type=int_arg,
         metavar="INT",
         help="words of the vocabulary rarer than INT count as absent",
     )
@@ -99,9 +114,9 @@ def _register_apply(subparsers: argparse._SubParsersAction) -> None:
         metavar="STR",
         help="words or Python regexes that are never split nor merged with other text",
     )
-    p.add_argument("--seed", type=int, metavar="S", help="random seed for --dropout")
+    p.add_argument("--seed", type=int_arg, metavar="S", help="random seed for --dropout")
     p.add_argument(
-        "--num-workers", type=int, default=1, metavar="N", help="accepted; output is the same"
+        "--num-workers", type=int_arg, default=1, metavar="N", help="accepted; output is the same"
     )
     p.set_defaults(func=run_apply)
 

@@ -112,8 +112,8 @@ def learn_codes(
     if symbols > 0:
         learned = _core.learn_codes(
             counter,
-            num_merges=symbols,
-            min_frequency=min_frequency,
+            num_merges=min(symbols, 2**63 - 1),  # more can never be learned
+            min_frequency=min(min_frequency, 2**63 - 1),
             textbook=textbook,
             show_progress=progress,
         )
