@@ -867,3 +867,18 @@ def test_bad_counts_are_refused_by_the_library(tmp_path):
         learn_codes(text, symbols=-5)
     with pytest.raises(InvalidInputError, match="limit must be -1"):
         load_codes(tmp_path / "missing", limit=-3)
+
+
+def test_huge_counts_mean_all_merges_or_none(tmp_path, capsys):
+    # subword-nmt takes -s and --min-frequency as Python ints: a huge -s learns every merge
+    # the text allows, a huge --min-frequency none.
+    text = tmp_path / "text"
+    text.write_text("low lower newest low\n", encoding="utf-8")
+    huge = str(10**23)
+    out = tmp_path / "codes"
+    assert main(["learn-bpe", "-s", huge, "-i", str(text), "-o", str(out), "-q"]) == 0
+    every = read_codes(out).merges
+    assert main(["learn-bpe", "-s", "1000", "-i", str(text), "-o", str(out), "-q"]) == 0
+    assert every == read_codes(out).merges
+    assert main(["learn-bpe", "--min-frequency", huge, "-i", str(text), "-o", str(out)]) == 0
+    assert read_codes(out).merges == []

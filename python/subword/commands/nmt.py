@@ -10,8 +10,6 @@ import argparse
 import sys
 import time
 
-from subword.options import int_arg
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     _register_learn(subparsers)
@@ -33,13 +31,13 @@ def _register_learn(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-s",
         "--symbols",
-        type=int_arg,
+        type=int,
         default=10000,
         help="merges to learn (default: %(default)s)",
     )
     p.add_argument(
         "--min-frequency",
-        type=int_arg,
+        type=int,
         default=2,
         metavar="FREQ",
         help="stop when no pair occurs FREQ times (default: %(default)s)",
@@ -53,7 +51,7 @@ def _register_learn(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--num-workers",
-        type=int_arg,
+        type=int,
         default=1,
         metavar="N",
         help="accepted; the core uses all cores",
@@ -81,7 +79,7 @@ def _register_apply(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-m",
         "--merges",
-        type=int_arg,
+        type=int,
         default=-1,
         metavar="INT",
         help="use only the first INT merges",
@@ -101,7 +99,7 @@ def _register_apply(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--vocabulary-threshold",
-        type=int_arg,
+        type=int,
         metavar="INT",
         help="words of the vocabulary rarer than INT count as absent",
     )
@@ -114,9 +112,9 @@ def _register_apply(subparsers: argparse._SubParsersAction) -> None:
         metavar="STR",
         help="words or Python regexes that are never split nor merged with other text",
     )
-    p.add_argument("--seed", type=int_arg, metavar="S", help="random seed for --dropout")
+    p.add_argument("--seed", type=int, metavar="S", help="random seed for --dropout")
     p.add_argument(
-        "--num-workers", type=int_arg, default=1, metavar="N", help="accepted; output is the same"
+        "--num-workers", type=int, default=1, metavar="N", help="accepted; output is the same"
     )
     p.set_defaults(func=run_apply)
 

@@ -23,6 +23,8 @@ from subword.files import output as open_output
 from subword.nmt._input import read_blocks, read_text_chunks, shown
 from subword.nmt.codes import Codes, PathLike, format_codes, parse_vocab_line
 
+_MAX_COUNT = 2**63 - 1
+
 
 def count_words(name: str) -> _core.WordCounter:
     """The word table of a file or stdin ('-'), words split as subword-nmt splits them, in
@@ -110,10 +112,12 @@ def learn_codes(
 
     learned: list[tuple[str, str, int]] = []
     if symbols > 0:
+        # Counts past what any corpus reaches mean "all merges" and "none", as in
+        # subword-nmt; capped so that they fit the core's integers.
         learned = _core.learn_codes(
             counter,
-            num_merges=min(symbols, 2**63 - 1),  # more can never be learned
-            min_frequency=min(min_frequency, 2**63 - 1),
+            num_merges=min(symbols, _MAX_COUNT),
+            min_frequency=min(min_frequency, _MAX_COUNT),
             textbook=textbook,
             show_progress=progress,
         )
