@@ -20,7 +20,8 @@ def ours(cl100k_path):
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("name", CORPORA)
+# C headers exactly as shipped (tabs, form feeds, runs of spaces) besides the prose corpora.
+@pytest.mark.parametrize("name", [*CORPORA, "code-c-headers.txt"])
 def test_every_line_and_whole_file(ours, cl100k_encoding, name):
     lines = corpus_lines(name)
     expected = cl100k_encoding.encode_ordinary_batch(lines, num_threads=2)
