@@ -130,6 +130,14 @@ class TokenizerConfig:
             raise InvalidInputError("end_of_word_symbol must not be empty")
 
 
+def id_limit(entries: int) -> int:
+    """Ids (and tiktoken ranks) must stay below this for a model of `entries` tokens: they
+    index tables in the core, so one forged huge id must be an error, not a table of that
+    size. Gaps are allowed (tiktoken leaves some before its special tokens), up to as many
+    as there are entries, plus 1024."""
+    return 2 * entries + 1024
+
+
 @dataclass
 class ModelSpec:
     """Everything a tokenizer holds, in plain Python data: what formats read and write.

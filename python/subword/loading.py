@@ -11,7 +11,7 @@ from subword.config import ModelSpec
 from subword.errors import FormatError, InvalidInputError
 from subword.formats import detect_format, read_gpt2, read_hf, read_tiktoken
 from subword.formats.native import read_native
-from subword.formats.tiktoken import find_tiktoken_file
+from subword.formats.tiktoken import find_tiktoken_file, tiktoken_pre_tokenizer
 from subword.tokenizer import Tokenizer
 
 PathLike = str | os.PathLike[str]
@@ -64,16 +64,6 @@ def build(
         if isinstance(exc, FormatError) and exc.path is not None:
             raise
         raise FormatError(str(exc), path=path) from None
-
-
-def tiktoken_pre_tokenizer(path: PathLike) -> str:
-    """The pre-tokenizer of a `.tiktoken` file, from its name (the file does not record
-    it): o200k for o200k_*, gpt2 for r50k_base/p50k_*/gpt2, else cl100k."""
-    encoding = Path(path).name.split(".")[0]
-    for name in ("o200k", "cl100k"):
-        if encoding.startswith(name):
-            return name
-    return "gpt2" if encoding in ("r50k_base", "p50k_base", "p50k_edit", "gpt2") else "cl100k"
 
 
 def _renamed(old: str | None, new: str | None, default: str | None = None) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from subword import _core
 from subword import pre_tokenizers as pretokenizers
-from subword.config import ModelSpec, TokenizerConfig
+from subword.config import ModelSpec, TokenizerConfig, id_limit
 from subword.errors import InvalidInputError
 
 SpecialSet = Collection[str] | Literal["all"]
@@ -105,11 +105,9 @@ def _split_specials(text: str, tokens: list[str]) -> list[str]:
 
 
 def check_ids(spec: ModelSpec) -> None:
-    """Ids index tables in the core, so they must stay near the number of entries: a file
-    with one huge id must be an error, not a table of that size. Gaps are allowed (tiktoken
-    leaves some before its special tokens), up to as many as there are entries, plus 1024."""
+    """Every id is an integer below `id_limit` of the number of entries."""
     entries = len(spec.vocab) + len(spec.special_tokens)
-    limit = 2 * entries + 1024
+    limit = id_limit(entries)
     for where, table in (("vocab", spec.vocab), ("special_tokens", spec.special_tokens)):
         for token, id_ in table.items():
             if isinstance(id_, bool) or not isinstance(id_, int) or not 0 <= id_ < limit:

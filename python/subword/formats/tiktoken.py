@@ -15,7 +15,7 @@ import importlib.util
 from operator import itemgetter
 from pathlib import Path
 
-from subword.config import ModelSpec, TokenizerConfig
+from subword.config import ModelSpec, TokenizerConfig, id_limit
 from subword.errors import FormatError, InvalidInputError
 from subword.formats._files import PathLike, add_special_tokens, line_error, write_atomic
 from subword.formats.bytes_unicode import bytes_to_token, token_to_bytes
@@ -50,6 +50,16 @@ _ENCODING_NAMES = {"cl100k": "cl100k_base", "o200k": "o200k_base", "r50k": "r50k
 def _encoding_name(name: str) -> str:
     name = name[: -len(".tiktoken")] if name.endswith(".tiktoken") else name
     return _ENCODING_NAMES.get(name, name)
+
+
+def tiktoken_pre_tokenizer(path: PathLike) -> str:
+    """The pre-tokenizer of a `.tiktoken` file, from its name (the file does not record
+    it): o200k for o200k_*, gpt2 for r50k_base/p50k_*/gpt2, else cl100k."""
+    encoding = Path(path).name.split(".")[0]
+    for name in ("o200k", "cl100k"):
+        if encoding.startswith(name):
+            return name
+    return "gpt2" if encoding in ("r50k_base", "p50k_base", "p50k_edit", "gpt2") else "cl100k"
 
 
 def default_special_tokens(name: str) -> dict[str, int]:
@@ -101,8 +111,7 @@ def read_ranks(path: PathLike) -> dict[bytes, int]:
             raise line_error(path, lineno, f"token {token!r} already given on line {earlier}")
         ranks[token] = rank
         line_of_rank[rank] = lineno
-    # Ranks index tables in the core: a forged huge rank must be an error, not a table.
-    limit = 2 * len(ranks) + 1024
+    limit = id_limit(len(ranks))
     for rank, lineno in line_of_rank.items():
         if rank >= limit:
             raise line_error(
