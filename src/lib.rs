@@ -17,6 +17,7 @@ pub mod algorithms;
 pub mod compress;
 pub mod count;
 pub mod error;
+pub mod formats;
 pub mod nmt;
 pub mod normalize;
 pub mod pipeline;

@@ -90,16 +90,19 @@ pub fn byte_to_unicode() -> &'static [char; 256] {
 
 /// The inverse table: character → byte, for decoding byte-level tokens.
 pub fn unicode_to_byte(c: char) -> Option<u8> {
-    let code = c as u32;
-    let table = byte_to_unicode();
-    if code < 256 && table[code as usize] == c {
-        return Some(code as u8);
+    // Every character of the table is below U+0144: one array indexed by code point.
+    static INVERSE: OnceLock<[u16; 0x144]> = OnceLock::new();
+    let inverse = INVERSE.get_or_init(|| {
+        let mut inverse = [u16::MAX; 0x144];
+        for (b, &c) in byte_to_unicode().iter().enumerate() {
+            inverse[c as usize] = b as u16;
+        }
+        inverse
+    });
+    match inverse.get(c as usize) {
+        Some(&b) if b != u16::MAX => Some(b as u8),
+        _ => None,
     }
-    if (256..256 + 68).contains(&code) {
-        // The remapped bytes are the 68 non-printable ones, in byte order.
-        return table.iter().position(|&t| t == c).map(|b| b as u8);
-    }
-    None
 }
 
 /// The bytes a byte-level token stands for, or None if it has a character outside the table.

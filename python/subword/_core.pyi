@@ -49,6 +49,11 @@ class Model:
         specials: list[tuple[str, int]],
         options: Options | None = None,
     ) -> None: ...
+    @staticmethod
+    def from_tiktoken(
+        data: bytes, path: str, specials: list[tuple[str, int]], options: Options | None = None
+    ) -> Model:
+        """A tiktoken model from its file's bytes (`path` names it in errors)."""
     def encode(
         self,
         text: str,
@@ -76,7 +81,14 @@ class Model:
     ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint64]]: ...
     def encode_pieces(self, pieces: list[str]) -> list[list[int]]: ...
     def decode_bytes(self, ids: list[int]) -> bytes: ...
+    def vocab_size(self) -> int: ...
     def id_to_token(self) -> list[tuple[int, str]]: ...
+
+def read_tiktoken_ranks(
+    data: bytes, path: str, specials: list[tuple[str, int]]
+) -> list[tuple[bytes, int]]:
+    """A `.tiktoken` file's (token bytes, rank) pairs in file order; a malformed line, a
+    duplicate, a missing byte or a special token on a rank's id is a FormatError."""
 
 def train(
     counter: WordCounter, options: Options | None = None

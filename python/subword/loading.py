@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import os
 import warnings
+import zlib
 from pathlib import Path
 
 from subword.config import ModelSpec
 from subword.errors import FormatError, InvalidInputError
 from subword.formats import detect_format, read_gpt2, read_hf, read_tiktoken
 from subword.formats.native import read_native
-from subword.formats.tiktoken import find_tiktoken_file, tiktoken_pre_tokenizer
+from subword.formats.tiktoken import (
+    find_tiktoken_file,
+    spec_from_ranks,
+    tiktoken_config,
+    tiktoken_pre_tokenizer,
+    tiktoken_special_tokens,
+)
 from subword.tokenizer import Tokenizer
 
 PathLike = str | os.PathLike[str]
@@ -31,6 +38,8 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         spec, training = read_native(path)
     elif kind == "hf":
         spec = read_hf(path)
+    elif kind == "tiktoken" and algorithm is None:
+        return _tiktoken_model(path, tiktoken_pre_tokenizer(path), None)
     elif kind == "tiktoken":
         spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
     elif kind == "clip":
@@ -99,8 +108,48 @@ def load_tiktoken(
             )
     if pre_tokenizer is None:
         pre_tokenizer = tiktoken_pre_tokenizer(path)
-    spec = read_tiktoken(path, pre_tokenizer=pre_tokenizer, special_tokens=special_tokens)
-    return build(spec, path)
+    return _tiktoken_model(path, pre_tokenizer, special_tokens)
+
+
+def _tiktoken_model(
+    path: PathLike, pre_tokenizer: str, special_tokens: dict[str, int] | None
+) -> Tokenizer:
+    """A `.tiktoken` file read and built in the core, with no Python object per token (the
+    plain `spec` is made when first asked for): loading is most of a short job."""
+    specials = tiktoken_special_tokens(path, special_tokens)
+    try:
+        return _tiktoken_from_bytes(
+            Path(path).read_bytes(), os.fspath(path), pre_tokenizer, specials
+        )
+    except InvalidInputError as exc:
+        if isinstance(exc, FormatError) and exc.path is not None:
+            raise
+        raise FormatError(str(exc), path=path) from None
+
+
+def _tiktoken_from_bytes(
+    data: bytes, path: str, pre_tokenizer: str, specials: dict[str, int]
+) -> Tokenizer:
+    from subword import _core
+    from subword.tokenizer import _core_options
+
+    config = tiktoken_config(pre_tokenizer)
+    core = _core.Model.from_tiktoken(
+        data, path, list(specials.items()), _core_options(config, None)
+    )
+
+    def make_spec() -> ModelSpec:
+        ranks = dict(_core.read_tiktoken_ranks(data, path, list(specials.items())))
+        return spec_from_ranks(ranks, config, specials, path)
+
+    rebuild = (_unpickle_tiktoken, (zlib.compress(data, 6), config.pre_tokenizer, specials))
+    return Tokenizer._from_core(core, config, specials, make_spec, rebuild)
+
+
+def _unpickle_tiktoken(packed: bytes, pre_tokenizer: str, specials: dict[str, int]) -> Tokenizer:
+    return _tiktoken_from_bytes(
+        zlib.decompress(packed), "<pickled tokenizer>", pre_tokenizer, specials
+    )
 
 
 def load_gpt2(

@@ -124,34 +124,86 @@ class Tokenizer:
         check_ids(spec)
         if spec.config.algorithm == "greedy":
             spec = with_continuations(spec)
-        self._spec = spec
-        self.training = dict(training or {})
         config = spec.config
         unk_id = spec.vocab.get(config.unk_token) if config.unk_token else None
         if config.kind == "classic" and config.unknown == "unk" and unk_id is None:
             raise InvalidInputError(
                 f"unknown='unk' needs the unk_token {config.unk_token!r} in the vocabulary"
             )
-        self._clean = _cleaner(config.clean)
         specials = spec.special_tokens
         # Special tokens are matched as whole texts, never built from merges or bytes.
         ordinary = [(t, i) for t, i in spec.vocab.items() if t not in specials]
-        self._core = _core.Model(
+        core = _core.Model(
             ordinary, list(spec.merges), list(specials.items()), _core_options(config, unk_id)
         )
-        self._id_to_token = dict(self._core.id_to_token())
+        self._attach(core, config, dict(specials), training)
+        self._spec_value: ModelSpec | None = spec
+        self._make_spec: Callable[[], ModelSpec] | None = None
+        self._rebuild: tuple[Callable[..., Tokenizer], tuple[Any, ...]] | None = None
+
+    @classmethod
+    def _from_core(
+        cls,
+        core: _core.Model,
+        config: TokenizerConfig,
+        special_tokens: dict[str, int],
+        make_spec: Callable[[], ModelSpec],
+        rebuild: tuple[Callable[..., Tokenizer], tuple[Any, ...]],
+    ) -> Tokenizer:
+        """A tokenizer whose core was built straight from a file (tiktoken's 100k–200k
+        tokens, read in Rust): the plain data (`spec`) is made by `make_spec` when first
+        asked for, so loading costs no Python object per token. `rebuild` (a function and
+        its arguments) is how it pickles: from the file's own compact form."""
+        self = cls.__new__(cls)
+        self._attach(core, config, special_tokens, None)
+        self._spec_value = None
+        self._make_spec = make_spec
+        self._rebuild = rebuild
+        return self
+
+    def _attach(
+        self,
+        core: _core.Model,
+        config: TokenizerConfig,
+        special_tokens: dict[str, int],
+        training: dict | None,
+    ) -> None:
+        self._core = core
+        self._config = config
+        self._special_tokens = special_tokens
+        self.training = dict(training or {})
+        self._clean = _cleaner(config.clean)
+        self._id_to_token_map: dict[int, str] | None = None
         self._python_pre_tokenizer = pretokenizers.get(config)
         if self._python_pre_tokenizer is not None:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
         self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
 
+    @property
+    def _spec(self) -> ModelSpec:
+        if self._spec_value is None:
+            assert self._make_spec is not None
+            self._spec_value = self._make_spec()
+            self._make_spec = None
+        return self._spec_value
+
+    @property
+    def _id_to_token(self) -> dict[int, str]:
+        if self._id_to_token_map is None:
+            self._id_to_token_map = dict(self._core.id_to_token())
+        return self._id_to_token_map
+
     # --- pickling ----------------------------------------------------------------------
     def __reduce__(self) -> tuple[Any, ...]:
         """A tokenizer pickles as its model file's text, compressed, and is rebuilt from it:
         small, independent of the core's memory layout, and safe to send to worker
-        processes (multiprocessing, Ray, Spark)."""
+        processes (multiprocessing, Ray, Spark). A tokenizer loaded from a tiktoken file
+        pickles as that file, compressed, and is rebuilt by the same fast reader."""
         import zlib
+
+        if self._rebuild is not None:
+            return self._rebuild
 
         from subword.formats.native import native_text
 
@@ -165,7 +217,7 @@ class Tokenizer:
 
     @property
     def config(self) -> TokenizerConfig:
-        return self._spec.config
+        return self._config
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -179,7 +231,7 @@ class Tokenizer:
 
     @property
     def special_tokens(self) -> dict[str, int]:
-        return dict(self._spec.special_tokens)
+        return dict(self._special_tokens)
 
     @property
     def alphabet(self) -> list[str]:
@@ -195,7 +247,7 @@ class Tokenizer:
 
     @property
     def vocab_size(self) -> int:
-        return len(self.vocab)
+        return self._core.vocab_size()
 
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)
@@ -206,8 +258,8 @@ class Tokenizer:
     def __repr__(self) -> str:
         c = self.config
         return (
-            f"Tokenizer(kind={c.kind!r}, vocab_size={self.vocab_size}, "
-            f"merges={len(self._spec.merges)}, pre_tokenizer={c.pre_tokenizer!r})"
+            f"{type(self).__name__}(kind={c.kind!r}, vocab_size={self.vocab_size}, "
+            f"pre_tokenizer={c.pre_tokenizer!r})"
         )
 
     # --- encoding ----------------------------------------------------------------------
@@ -231,7 +283,7 @@ class Tokenizer:
         return plan
 
     def _make_special_plan(self, allowed: SpecialSet, disallowed: SpecialSet) -> _SpecialPlan:
-        specials = self._spec.special_tokens
+        specials = self._special_tokens
         if not specials or self.config.specials_in_pattern:
             return None, None
         allowed_set = frozenset(specials) if allowed == "all" else frozenset(allowed)
@@ -249,7 +301,7 @@ class Tokenizer:
     def _matcher(self, tokens: Collection[str]) -> _core.Specials | None:
         if not tokens:
             return None
-        specials = self._spec.special_tokens
+        specials = self._special_tokens
         return _core.Specials([(t, specials.get(t, 0)) for t in sorted(tokens)])
 
     def encode(
@@ -305,7 +357,7 @@ class Tokenizer:
         """Encoding when pre-tokenization runs in Python: special tokens are split off
         first, the rest is normalized, split into pieces, and each piece encoded."""
         ids: list[int] = []
-        specials = self._spec.special_tokens
+        specials = self._special_tokens
         parts = [text] if matcher is None else _split_specials(text, matcher.tokens())
         for part in parts:
             if matcher is not None and part in specials and part in matcher.tokens():

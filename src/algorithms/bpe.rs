@@ -9,7 +9,7 @@ use super::merge::{apply_merges_from, merge_heap_dropout, MergeTable, LINEAR_MAX
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
 use crate::rng::SplitMix64;
-use crate::symbols::{byte_level_bytes, byte_to_unicode, EndOfWord, Kind, SymbolRules};
+use crate::symbols::{byte_to_unicode, unicode_to_byte, EndOfWord, Kind, SymbolRules};
 
 /// How merges are looked up when applying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +57,10 @@ impl Bpe {
         unknown: Unknown,
         token_bytes: &[Vec<u8>],
     ) -> Result<Self> {
+        // Not built on the rayon pool, though the tables are independent: a process forked
+        // after the pool started (multiprocessing's default on Linux) has no pool threads,
+        // and unpickling a tokenizer there would wait forever.
+        let joined = (rules.kind == Kind::Byte).then(|| joined_bytes(vocab, token_bytes));
         let mut bpe = Bpe {
             merges: build_merges(vocab, merges, merge_rule)?,
             rules: rules.clone(),
@@ -67,12 +71,9 @@ impl Bpe {
             byte_end_ids: [NONE; 256],
             end_id: None,
             unknown_end: None,
-            joined_bytes: None,
+            joined_bytes: joined,
         };
         bpe.build_initial_ids(vocab)?;
-        if rules.kind == Kind::Byte {
-            bpe.joined_bytes = Some(joined_bytes(vocab, token_bytes));
-        }
         Ok(bpe)
     }
 
@@ -276,12 +277,23 @@ fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> 
 fn joined_bytes(vocab: &Vocab, token_bytes: &[Vec<u8>]) -> BytePairs {
     let mut pairs = BytePairs::default();
     for (token, &id) in vocab {
-        let bytes = match byte_level_bytes(token) {
-            Some(bytes) => bytes,
-            None => token_bytes[id as usize].clone(),
-        };
-        for pair in bytes.windows(2) {
-            pairs.insert(pair[0], pair[1]);
+        // The token's bytes through the byte table, with no allocation per token.
+        let mut previous = None;
+        let mut in_table = true;
+        for c in token.chars() {
+            let Some(b) = unicode_to_byte(c) else {
+                in_table = false;
+                break;
+            };
+            if let Some(a) = previous {
+                pairs.insert(a, b);
+            }
+            previous = Some(b);
+        }
+        if !in_table {
+            for pair in token_bytes[id as usize].windows(2) {
+                pairs.insert(pair[0], pair[1]);
+            }
         }
     }
     pairs

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::errors::to_py_err;
+use super::parallel;
 use crate::compress;
 use crate::error::Error;
 
@@ -30,9 +31,7 @@ fn py_compress<'py>(
     on_step: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let packed = match on_step {
-        None => py
-            .detach(|| compress::compress(data, block_size))
-            .map_err(to_py_err)?,
+        None => parallel(py, || compress::compress(data, block_size))?.map_err(to_py_err)?,
         Some(callback) => compress::compress_with(data, block_size, |step| {
             let args = (
                 step.block,

@@ -6,6 +6,7 @@ use pyo3::types::PyDict;
 
 use super::errors::{invalid_input, to_py_err};
 use super::options::counter_stages;
+use super::parallel;
 use super::progress;
 use crate::count::{Counter, Utf8Errors};
 
@@ -29,7 +30,7 @@ impl WordCounter {
     fn add_texts(&mut self, py: Python<'_>, texts: Vec<String>) -> PyResult<()> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let counter = &mut self.inner;
-        py.detach(|| counter.add_texts(&refs)).map_err(to_py_err)
+        parallel(py, || counter.add_texts(&refs))?.map_err(to_py_err)
     }
 
     #[pyo3(signature = (path, errors="strict", show_progress=false))]
@@ -51,12 +52,12 @@ impl WordCounter {
         };
         let size = std::fs::metadata(path).map(|m| m.len()).ok();
         let counter = &mut self.inner;
-        py.detach(|| {
+        parallel(py, || {
             let bar = progress::bar(show_progress, size, "counting", "bytes");
             let result = counter.add_file(path, errors, &mut |done| bar.set_position(done));
             bar.finish_and_clear();
             result
-        })
+        })?
         .map_err(to_py_err)
     }
 

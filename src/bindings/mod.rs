@@ -6,7 +6,8 @@
 //!   (`train`), `_core.Specials` (`specials`), `_core.Model` and `recover_merge_cuts`
 //!   (`model`), `_core.compress`/`decompress` (`compress`), the subword-nmt classes
 //!   (`nmt`);
-//! - `_core._testing`: hooks used only by tests (`testing`).
+//! - `_core._testing`: hooks used only by tests (`testing`);
+//! - `parallel` (`pool`): how work that may use the rayon pool runs, also in forked processes.
 
 mod compress;
 mod counter;
@@ -15,6 +16,7 @@ mod model;
 mod nmt;
 mod normalizer;
 mod options;
+mod pool;
 mod progress;
 mod specials;
 mod testing;
@@ -25,6 +27,7 @@ use pyo3::prelude::*;
 // What `nmt.rs` takes from here.
 use counter::WordCounter;
 pub(crate) use errors::to_py_err;
+pub(crate) use pool::parallel;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -35,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_function(wrap_pyfunction!(train::train, m)?)?;
     m.add_function(wrap_pyfunction!(model::recover_merge_cuts, m)?)?;
+    m.add_function(wrap_pyfunction!(model::read_tiktoken_ranks, m)?)?;
     compress::register(m)?;
     nmt::register(m)?;
     testing::register(m)?;

@@ -7,7 +7,9 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 
 use super::errors::{invalid_input, to_py_err};
 use super::options::model_config;
+use super::parallel;
 use super::specials::Specials;
+use crate::formats::tiktoken;
 use crate::pipeline::Tokenizer;
 
 /// A built tokenizer model: encode and decode.
@@ -36,10 +38,28 @@ impl PyModel {
         let model = py
             .detach(|| Tokenizer::new(config, vocab, &merges, specials))
             .map_err(to_py_err)?;
-        let ints = (0..model.tokens.len() as u32)
-            .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
-            .collect::<PyResult<_>>()?;
-        Ok(PyModel { inner: model, ints })
+        Self::wrap(py, model)
+    }
+
+    /// A tiktoken model from the bytes of its `.tiktoken` file (`path` names it in errors),
+    /// read and built without a Python object per token.
+    #[staticmethod]
+    #[pyo3(signature = (data, path, specials, options=None))]
+    fn from_tiktoken(
+        py: Python<'_>,
+        data: &[u8],
+        path: &str,
+        specials: Vec<(String, u32)>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let config = model_config(options)?;
+        let model = py
+            .detach(|| {
+                let ranks = tiktoken::read_ranks(data, path, &specials)?;
+                Tokenizer::from_byte_ranks(config, &ranks, specials)
+            })
+            .map_err(to_py_err)?;
+        Self::wrap(py, model)
     }
 
     /// Ids of `text`: `specials` are encoded as themselves, and finding one of `forbidden`
@@ -163,6 +183,11 @@ impl PyModel {
         Ok(PyBytes::new(py, &bytes))
     }
 
+    /// The number of distinct tokens, special tokens included.
+    fn vocab_size(&self) -> usize {
+        self.inner.vocab_size()
+    }
+
     /// id → token string, for the ids the model uses (unused ids are absent).
     fn id_to_token(&self) -> Vec<(u32, String)> {
         (0..self.inner.tokens.len() as u32)
@@ -204,6 +229,14 @@ impl PyModel {
                 self.inner.tokens.len().saturating_sub(1)
             )
         }))
+    }
+
+    /// The Python object of a built model, with the int of every id made once.
+    fn wrap(py: Python<'_>, model: Tokenizer) -> PyResult<Self> {
+        let ints = (0..model.tokens.len() as u32)
+            .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<_>>()?;
+        Ok(PyModel { inner: model, ints })
     }
 
     /// `ids` as a Python list of ints, sharing the ints made when the model was built.
@@ -249,7 +282,7 @@ fn on_threads<T: Send>(
     work: impl FnOnce() -> crate::error::Result<T> + Send + Sync,
 ) -> PyResult<T> {
     let result = match num_threads {
-        None => py.detach(work),
+        None => parallel(py, work)?,
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
@@ -267,4 +300,22 @@ fn on_threads<T: Send>(
 pub(super) fn recover_merge_cuts(py: Python<'_>, tokens: Vec<(Vec<u8>, u32)>) -> Vec<usize> {
     let refs: Vec<(&[u8], u32)> = tokens.iter().map(|(t, r)| (t.as_slice(), *r)).collect();
     py.detach(|| crate::algorithms::ranks::recover_merge_cuts(&refs))
+}
+
+/// The (token bytes, rank) pairs of a `.tiktoken` file's bytes, in file order; `specials`
+/// may not reuse a rank. `path` names the file in errors.
+#[pyfunction]
+pub(super) fn read_tiktoken_ranks<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    path: &str,
+    specials: Vec<(String, u32)>,
+) -> PyResult<Vec<(Bound<'py, PyBytes>, u32)>> {
+    let ranks = py
+        .detach(|| tiktoken::read_ranks(data, path, &specials))
+        .map_err(to_py_err)?;
+    Ok(ranks
+        .iter()
+        .map(|(token, rank)| (PyBytes::new(py, token), *rank))
+        .collect())
 }

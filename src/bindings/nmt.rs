@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::{progress, to_py_err, WordCounter};
+use super::{parallel, progress, to_py_err, WordCounter};
 use crate::nmt::apply::{CodesVersion, Isolation, Segmenter};
 use crate::nmt::learn::{learn, Rule};
 use crate::nmt::stream::TextBlocks;
@@ -54,12 +54,12 @@ fn count_nmt_block(
 ) -> PyResult<()> {
     let table = &mut counter.inner.table;
     let reader = &mut reader.inner;
-    py.detach(|| {
+    parallel(py, || {
         reader.push(block, |text| {
             count_words_parallel(text, table);
             Ok(())
         })
-    })
+    })?
     .map_err(to_py_err)?;
     Ok(())
 }
@@ -82,14 +82,14 @@ fn learn_codes(
     } else {
         Rule::SubwordNmt
     };
-    let result = py.detach(|| {
+    let result = parallel(py, || {
         let bar = progress::bar(show_progress, Some(num_merges as u64), "merging", "merges");
         let result = learn(table, num_merges, min_frequency, rule, &mut |done| {
             bar.set_position(done as u64)
         });
         bar.finish_and_clear();
         result
-    });
+    })?;
     result.map_err(to_py_err)
 }
 

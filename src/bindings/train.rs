@@ -6,6 +6,7 @@ use pyo3::types::PyDict;
 use super::counter::WordCounter;
 use super::errors::to_py_err;
 use super::options::train_config;
+use super::parallel;
 use super::progress;
 use crate::train::train as train_core;
 
@@ -22,21 +23,20 @@ pub(super) fn train(
 ) -> PyResult<(Vec<String>, Merges)> {
     let (config, show_progress) = train_config(options)?;
     let table = &counter.inner.table;
-    let trained = py
-        .detach(|| {
-            let bar = progress::bar(show_progress, None, "merging", "merges");
-            let mut report = |done: usize, total: Option<usize>| {
-                if let Some(t) = total {
-                    if bar.length() != Some(t as u64) {
-                        bar.set_length(t as u64);
-                    }
+    let trained = parallel(py, || {
+        let bar = progress::bar(show_progress, None, "merging", "merges");
+        let mut report = |done: usize, total: Option<usize>| {
+            if let Some(t) = total {
+                if bar.length() != Some(t as u64) {
+                    bar.set_length(t as u64);
                 }
-                bar.set_position(done as u64);
-            };
-            let result = train_core(table, &config, &mut report);
-            bar.finish_and_clear();
-            result
-        })
-        .map_err(to_py_err)?;
+            }
+            bar.set_position(done as u64);
+        };
+        let result = train_core(table, &config, &mut report);
+        bar.finish_and_clear();
+        result
+    })?
+    .map_err(to_py_err)?;
     Ok((trained.alphabet, trained.merges))
 }

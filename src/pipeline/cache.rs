@@ -91,6 +91,23 @@ pub fn short_key(bytes: &[u8]) -> Option<u64> {
     Some(packed | (n as u64) << 56)
 }
 
+/// `key_of(&bytes[start..start + len])`, for a piece of a longer text: a short piece with
+/// 8 bytes of text from its start is keyed from one load, masked to its length (the
+/// branches of `short_key` on the length mispredict on the varied lengths of real pieces).
+#[inline(always)]
+pub fn key_in(bytes: &[u8], start: usize, len: usize) -> u64 {
+    if (1..=7).contains(&len) {
+        if let Some(word) = bytes
+            .get(start..start + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            let mask = u64::MAX >> (64 - 8 * len);
+            return u64::from_le_bytes(word) & mask | (len as u64) << 56;
+        }
+    }
+    key_of(&bytes[start..start + len])
+}
+
 /// The cache key of a piece: its short key, or its hash marked as long.
 #[inline]
 pub fn key_of(piece: &[u8]) -> u64 {
@@ -185,8 +202,9 @@ impl PieceCache {
         self.extend_with_key(key_of(piece), piece, out)
     }
 
-    /// `extend_with` when the key is known (`key_of(piece)`).
-    #[inline]
+    /// `extend_with` when the key is known (`key_of(piece)`). Inlined into the encoding
+    /// loop: a hit is most of what encoding a piece costs.
+    #[inline(always)]
     pub fn extend_with_key(&self, key: u64, piece: &[u8], out: &mut Vec<u32>) -> bool {
         if self.slots.is_empty() {
             return false;
@@ -212,13 +230,17 @@ impl PieceCache {
         }
     }
 
+    #[inline(always)]
     fn same_text(&self, text: u32, piece: &[u8]) -> bool {
         let at = text as usize;
         let Some(len) = self.bytes.get(at..at + 4) else {
             return false;
         };
         let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-        self.bytes.get(at + 4..at + 4 + len) == Some(piece)
+        match self.bytes.get(at + 4..at + 4 + len) {
+            Some(kept) if len == piece.len() => same_bytes(kept, piece),
+            _ => false,
+        }
     }
 
     /// Remembers that `piece` encodes to `ids` (a piece not yet cached), unless it is
@@ -279,6 +301,20 @@ impl PieceCache {
     }
 }
 
+/// `a == b` for slices of equal length, 8 bytes at a time: long pieces are mostly 8 to 16
+/// bytes, where a call to memcmp costs more than the comparison.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let word = |s: &[u8]| <[u8; 8]>::try_from(s).map_or(0, u64::from_ne_bytes);
+    let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut a8).zip(&mut b8) {
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a8.remainder() == b8.remainder()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,6 +333,29 @@ mod tests {
             assert!(seen.insert(short_key(s)));
         }
         assert_eq!(short_key(b"abcdefgh"), None);
+    }
+
+    #[test]
+    fn same_bytes_is_equality() {
+        let text = b"abcdefghijklmnopqrstuvwxyz0123456789";
+        for len in 0..20 {
+            for shift in 0..8 {
+                let a = &text[..len];
+                let b = &text[shift..shift + len];
+                assert_eq!(same_bytes(a, b), a == b, "{len} {shift}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_in_a_text_are_the_pieces_own() {
+        let text = "hello, wörld! a bb ccc dddd eeeee ffffff ggggggg hhhhhhhh".as_bytes();
+        for start in 0..text.len() {
+            for len in 1..=(text.len() - start).min(12) {
+                let piece = &text[start..start + len];
+                assert_eq!(key_in(text, start, len), key_of(piece), "{start} {len}");
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::specials::{Part, SpecialMatcher};
 use super::Tokenizer;
 use crate::algorithms::UnknownChar;
 use crate::error::{Error, Result};
+use crate::pretokenize::PieceSink;
 use crate::rng::SplitMix64;
 
 impl Tokenizer {
@@ -43,60 +44,42 @@ impl Tokenizer {
         result
     }
 
-    /// Encodes already-normalized text with no special tokens. Pieces go through a short
-    /// queue: each one's cache slot is prefetched when it is split off and looked up
-    /// `AHEAD` pieces later, so the memory latency of lookups overlaps.
+    /// Encodes already-normalized text with no special tokens.
     fn encode_ordinary_into(
         &self,
         text: &str,
         out: &mut Vec<u32>,
         cache: &mut PieceCache,
     ) -> Result<()> {
-        const AHEAD: usize = 8;
-        let mut queue: [(&str, u64); AHEAD] = [("", 0); AHEAD];
-        let (mut head, mut queued) = (0, 0);
-        let mut failure = None;
-        self.config.pre_tokenizer.for_each_piece(text, |piece| {
-            let key = cache::key_of(piece.as_bytes());
-            cache.prefetch(key);
-            if queued == AHEAD {
-                let (first, first_key) = std::mem::replace(&mut queue[head], (piece, key));
-                head = (head + 1) % AHEAD;
-                self.encode_cached(text, first, first_key, out, cache, &mut failure);
-            } else {
-                queue[(head + queued) % AHEAD] = (piece, key);
-                queued += 1;
-            }
-        })?;
-        for i in 0..queued {
-            let (piece, key) = queue[(head + i) % AHEAD];
-            self.encode_cached(text, piece, key, out, cache, &mut failure);
-        }
-        failure.map_or(Ok(()), Err)
+        let mut encoder = PieceEncoder {
+            tokenizer: self,
+            text,
+            out,
+            cache,
+            queue: [("", 0); AHEAD],
+            seen: 0,
+            failure: None,
+        };
+        self.config.pre_tokenizer.send_pieces(text, &mut encoder)?;
+        encoder.finish()
     }
 
-    /// Appends the ids of `piece` (a piece of `text` with cache key `key`): from the cache,
-    /// or encoded and then cached. After a failure, does nothing.
-    #[inline]
-    fn encode_cached(
+    /// Encodes `piece` (a piece of `text`) and caches its ids; the cache had no entry.
+    #[inline(never)]
+    fn encode_uncached(
         &self,
         text: &str,
         piece: &str,
-        key: u64,
         out: &mut Vec<u32>,
         cache: &mut PieceCache,
-        failure: &mut Option<Error>,
-    ) {
-        if failure.is_some() || cache.extend_with_key(key, piece.as_bytes(), out) {
-            return;
-        }
+    ) -> Result<()> {
         let start = out.len();
         if let Err(unknown) = self.encode_word(piece, out) {
             let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
-            *failure = Some(unknown.into_error(text, offset));
-            return;
+            return Err(unknown.into_error(text, offset));
         }
         cache.insert(piece.as_bytes(), &out[start..]);
+        Ok(())
     }
 
     /// Encodes one pre-tokenized piece (a word), appending its ids.
@@ -258,5 +241,65 @@ fn in_text(index: usize, err: Error) -> Error {
     Error {
         message: format!("text {index} of the batch: {}", err.message),
         ..err
+    }
+}
+
+/// Pieces are looked up this many pieces after their cache slot was prefetched.
+const AHEAD: usize = 8;
+
+/// Encoding one ordinary text, piece by piece as the pre-tokenizer finds them: each piece's
+/// cache slot is prefetched when it is found and looked up `AHEAD` pieces later, so the
+/// memory latency of lookups overlaps (docs/performance.md#cache). Inlined into the
+/// splitting loop: a cached piece costs no function call.
+struct PieceEncoder<'a, 't> {
+    tokenizer: &'a Tokenizer,
+    text: &'t str,
+    out: &'a mut Vec<u32>,
+    cache: &'a mut PieceCache,
+    /// Piece `i` waits at `queue[i % AHEAD]`.
+    queue: [(&'t str, u64); AHEAD],
+    /// Pieces found so far.
+    seen: usize,
+    /// The first error; later pieces are skipped.
+    failure: Option<Error>,
+}
+
+impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
+    #[inline(always)]
+    fn piece(&mut self, piece: &'t str) {
+        let start = piece.as_ptr() as usize - self.text.as_ptr() as usize;
+        let key = cache::key_in(self.text.as_bytes(), start, piece.len());
+        self.cache.prefetch(key);
+        let slot = self.seen % AHEAD;
+        if self.seen >= AHEAD {
+            let (waiting, waiting_key) = self.queue[slot];
+            self.lookup(waiting, waiting_key);
+        }
+        self.queue[slot] = (piece, key);
+        self.seen += 1;
+    }
+}
+
+impl PieceEncoder<'_, '_> {
+    #[inline(always)]
+    fn lookup(&mut self, piece: &str, key: u64) {
+        if self.failure.is_some() || self.cache.extend_with_key(key, piece.as_bytes(), self.out) {
+            return;
+        }
+        let result = self
+            .tokenizer
+            .encode_uncached(self.text, piece, self.out, self.cache);
+        if let Err(err) = result {
+            self.failure = Some(err);
+        }
+    }
+
+    /// Looks up the pieces still waiting; the first error, if any.
+    fn finish(mut self) -> Result<()> {
+        for i in self.seen.saturating_sub(AHEAD)..self.seen {
+            let (piece, key) = self.queue[i % AHEAD];
+            self.lookup(piece, key);
+        }
+        self.failure.map_or(Ok(()), Err)
     }
 }

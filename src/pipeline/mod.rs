@@ -21,7 +21,9 @@ use crate::algorithms::{Algorithm, AlgorithmConfig, Unknown, Vocab};
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
-use crate::symbols::{byte_level_bytes, EndOfWord, Kind, SymbolRules};
+use crate::symbols::{
+    byte_level_bytes, byte_to_unicode, unicode_to_byte, EndOfWord, Kind, SymbolRules,
+};
 use cache::{new_owner, PieceIds};
 
 pub use specials::SpecialMatcher;
@@ -133,8 +135,13 @@ impl Tokenizer {
             && rules.end_of_word != EndOfWord::Attached
         {
             for (token, &id) in &map {
-                if let Some(bytes) = byte_level_bytes(token) {
-                    piece_ids.insert(&bytes, id);
+                if !token.chars().all(|c| unicode_to_byte(c).is_some()) {
+                    continue;
+                }
+                // With no end-of-word symbol the decoded bytes are the token's own.
+                match rules.end_of_word {
+                    EndOfWord::None => piece_ids.insert(&token_bytes[id as usize], id),
+                    _ => piece_ids.insert(&byte_level_bytes(token).unwrap_or_default(), id),
                 }
             }
         }
@@ -154,6 +161,21 @@ impl Tokenizer {
             token_bytes,
             cache_owner: new_owner(),
         })
+    }
+
+    /// A byte-level model whose ids are merge ranks (tiktoken): the tokens by their bytes,
+    /// named with the GPT-2 byte table as every byte-level vocabulary here is.
+    pub fn from_byte_ranks(
+        config: TokenizerConfig,
+        ranks: &[(Vec<u8>, u32)],
+        specials: Vec<(String, u32)>,
+    ) -> Result<Self> {
+        let table = byte_to_unicode();
+        let vocab = ranks
+            .iter()
+            .map(|(bytes, rank)| (bytes.iter().map(|&b| table[b as usize]).collect(), *rank))
+            .collect();
+        Self::new(config, vocab, &[], specials)
     }
 
     pub fn vocab_size(&self) -> usize {

@@ -71,17 +71,68 @@ impl FastPattern {
     }
 
     /// Calls `f` with each piece of `text`, in order; the pieces concatenate to `text`.
-    pub fn for_each_piece<'t>(self, text: &'t str, f: impl FnMut(&'t str)) -> Result<()> {
+    pub fn for_each_piece<'t>(self, text: &'t str, mut f: impl FnMut(&'t str)) -> Result<()> {
+        self.send_pieces(text, &mut f)
+    }
+
+    /// Gives each piece of `text` to `sink`, in order. With an `#[inline(always)]` sink the
+    /// splitting and the work per piece compile to one loop, with no call per piece.
+    #[inline(always)]
+    pub fn send_pieces<'t>(self, text: &'t str, sink: &mut impl PieceSink<'t>) -> Result<()> {
         let scan = Scan {
             c: classes(),
             b: text.as_bytes(),
         };
         // One loop per pattern, so the match on the pattern is not paid per piece.
         match self {
-            FastPattern::Gpt2 => scan.split(text, Scan::gpt2, f),
-            FastPattern::Cl100k => scan.split(text, Scan::cl100k, f),
-            FastPattern::O200k => scan.split(text, Scan::o200k, f),
+            FastPattern::Gpt2 => scan.split::<Gpt2End>(text, sink),
+            FastPattern::Cl100k => scan.split::<Cl100kEnd>(text, sink),
+            FastPattern::O200k => scan.split::<O200kEnd>(text, sink),
         }
+    }
+}
+
+/// What receives the pieces of a text. Any `FnMut(&str)` is one.
+pub trait PieceSink<'t> {
+    fn piece(&mut self, piece: &'t str);
+}
+
+impl<'t, F: FnMut(&'t str)> PieceSink<'t> for F {
+    #[inline(always)]
+    fn piece(&mut self, piece: &'t str) {
+        self(piece)
+    }
+}
+
+/// "Where does the match that starts at `p` end?" for one pattern, as a type, so that the
+/// splitting loop is compiled once per pattern with the answer inlined (a function passed
+/// as a value was left as a call per piece).
+trait PatternEnd {
+    fn end(scan: &Scan<'_>, p: usize) -> usize;
+}
+
+struct Gpt2End;
+struct Cl100kEnd;
+struct O200kEnd;
+
+impl PatternEnd for Gpt2End {
+    #[inline(always)]
+    fn end(scan: &Scan<'_>, p: usize) -> usize {
+        scan.gpt2(p)
+    }
+}
+
+impl PatternEnd for Cl100kEnd {
+    #[inline(always)]
+    fn end(scan: &Scan<'_>, p: usize) -> usize {
+        scan.cl100k(p)
+    }
+}
+
+impl PatternEnd for O200kEnd {
+    #[inline(always)]
+    fn end(scan: &Scan<'_>, p: usize) -> usize {
+        scan.o200k(p)
     }
 }
 
@@ -134,19 +185,14 @@ fn is_word_prefix(f: u8) -> bool {
 
 impl Scan<'_> {
     #[inline(always)]
-    fn split<'t>(
-        &self,
-        text: &'t str,
-        end_of_match_at: impl Fn(&Self, usize) -> usize,
-        mut f: impl FnMut(&'t str),
-    ) -> Result<()> {
+    fn split<'t, P: PatternEnd>(&self, text: &'t str, sink: &mut impl PieceSink<'t>) -> Result<()> {
         let mut p = 0;
         while p < self.b.len() {
-            let e = end_of_match_at(self, p);
+            let e = P::end(self, p);
             // Every branch consumes at least the character at `p` and steps by whole UTF-8
             // sequences; this check keeps a mistake from looping or slicing mid-character.
             match text.get(p..e) {
-                Some(piece) if e > p => f(piece),
+                Some(piece) if e > p => sink.piece(piece),
                 _ => {
                     return Err(Error::invalid(format!(
                         "internal error: fast pre-tokenizer stopped at byte {p} (end {e})"

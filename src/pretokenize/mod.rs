@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-pub use fast::{FastPattern, CL100K, GPT2, O200K};
+pub use fast::{FastPattern, PieceSink, CL100K, GPT2, O200K};
 
 /// CLIP's pattern as `subword.pre_tokenizers.patterns.PATTERNS["clip"]` writes it.
 pub const CLIP: &str = concat!(
@@ -80,6 +80,14 @@ impl PreTokenizer {
 
     /// Calls `f` with each piece of `text`, in order.
     pub fn for_each_piece<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) -> Result<()> {
+        self.send_pieces(text, &mut f)
+    }
+
+    /// `for_each_piece` into a `PieceSink` (the fast splitters inline an inlined sink into
+    /// their loop).
+    #[inline]
+    pub fn send_pieces<'t>(&self, text: &'t str, sink: &mut impl PieceSink<'t>) -> Result<()> {
+        let mut f = |piece| sink.piece(piece);
         match self {
             PreTokenizer::Whitespace => {
                 text.split(is_python_whitespace)
@@ -98,7 +106,7 @@ impl PreTokenizer {
                 }
                 Ok(())
             }
-            PreTokenizer::Fast(fast) => fast.for_each_piece(text, f),
+            PreTokenizer::Fast(fast) => fast.send_pieces(text, sink),
         }
     }
 

@@ -10,14 +10,14 @@ each token, so a tiktoken model can be exported to HF or GPT-2 files.
 from __future__ import annotations
 
 import base64
-import binascii
 import importlib.util
+import os
 from operator import itemgetter
 from pathlib import Path
 
-from subword.config import ModelSpec, TokenizerConfig, id_limit
-from subword.errors import FormatError, InvalidInputError
-from subword.formats._files import PathLike, add_special_tokens, line_error, write_atomic
+from subword.config import ModelSpec, TokenizerConfig
+from subword.errors import InvalidInputError
+from subword.formats._files import PathLike, add_special_tokens, write_atomic
 from subword.formats.bytes_unicode import bytes_to_token, token_to_bytes
 from subword.pre_tokenizers.patterns import pattern_name
 
@@ -93,47 +93,15 @@ def find_tiktoken_file(name: str = "cl100k_base") -> Path | None:
 # --- reading ------------------------------------------------------------------------------
 
 
-def read_ranks(path: PathLike) -> dict[bytes, int]:
+def read_ranks(path: PathLike, special_tokens: dict[str, int] | None = None) -> dict[bytes, int]:
     """Token bytes -> rank, as tiktoken's own loader reads the file, but strict: a corrupt
-    line, a duplicate rank or a duplicate token is a FormatError naming the file and line."""
-    ranks: dict[bytes, int] = {}
-    line_of_rank: dict[int, int] = {}
-    # bytes.splitlines and skipping blank lines: what tiktoken.load.load_tiktoken_bpe does.
-    for lineno, line in enumerate(Path(path).read_bytes().splitlines(), 1):
-        if not line:
-            continue
-        token, rank = _parse_line(path, lineno, line)
-        if rank in line_of_rank:
-            earlier = line_of_rank[rank]
-            raise line_error(path, lineno, f"rank {rank} already given on line {earlier}")
-        if token in ranks:
-            earlier = line_of_rank[ranks[token]]
-            raise line_error(path, lineno, f"token {token!r} already given on line {earlier}")
-        ranks[token] = rank
-        line_of_rank[rank] = lineno
-    limit = id_limit(len(ranks))
-    for rank, lineno in line_of_rank.items():
-        if rank >= limit:
-            raise line_error(
-                path, lineno, f"rank {rank} is far beyond the {len(ranks)} ranks in the file"
-            )
-    return ranks
+    line, a duplicate rank or token, a rank far past the others, a missing single byte, or a
+    special token on a rank's id is a FormatError naming the file (and line). Read in the
+    core: the same reader builds models in `load_tiktoken`."""
+    from subword import _core
 
-
-def _parse_line(path: PathLike, lineno: int, line: bytes) -> tuple[bytes, int]:
-    fields = line.split()
-    if len(fields) != 2:
-        raise line_error(path, lineno, f"expected '<base64 token> <rank>', got {line[:80]!r}")
-    encoded, rank_text = fields
-    try:
-        token = base64.b64decode(encoded, validate=True)
-    except binascii.Error:
-        raise line_error(path, lineno, f"bad base64 token {encoded[:80]!r}") from None
-    if not token:
-        raise line_error(path, lineno, "empty token")
-    if not rank_text.isdigit():
-        raise line_error(path, lineno, f"rank {rank_text[:40]!r} is not a non-negative integer")
-    return token, int(rank_text)
+    specials = list((special_tokens or {}).items())
+    return dict(_core.read_tiktoken_ranks(Path(path).read_bytes(), os.fspath(path), specials))
 
 
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
@@ -149,6 +117,30 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
     return [(token[:cut], token[cut:]) for (token, _), cut in zip(ordered, cuts) if cut]
 
 
+def tiktoken_config(pre_tokenizer: str = "cl100k") -> TokenizerConfig:
+    """The configuration of every tiktoken model: byte-level, merges by token rank, a
+    pre-token that is itself a token taken whole."""
+    return TokenizerConfig(
+        kind="byte",
+        pre_tokenizer=pattern_name(pre_tokenizer),
+        end_of_word="none",
+        unk_token=None,
+        merge_rule="ranks",
+        ignore_merges=True,
+    )
+
+
+def tiktoken_special_tokens(
+    path: PathLike, special_tokens: dict[str, int] | None
+) -> dict[str, int]:
+    """`special_tokens`, or for None tiktoken's own for a file named like a known encoding
+    (cl100k_base.tiktoken), else none."""
+    if special_tokens is not None:
+        return dict(special_tokens)
+    name = Path(path).name
+    return default_special_tokens(name) if _encoding_name(name) in _SPECIAL_TOKENS else {}
+
+
 def read_tiktoken(
     path: PathLike,
     *,
@@ -162,40 +154,22 @@ def read_tiktoken(
     special_tokens: text -> id; None takes tiktoken's for a file named like a known encoding
         (cl100k_base.tiktoken), else none. Pass {} for none.
     """
-    ranks = read_ranks(path)
-    if special_tokens is None:
-        name = Path(path).name
-        known = _encoding_name(name) in _SPECIAL_TOKENS
-        special_tokens = default_special_tokens(name) if known else {}
-    _check_special_ids(path, ranks, special_tokens)
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        raise FormatError(
-            f"byte 0x{missing[0]:02x} ({bytes([missing[0]])!r}) has no rank (and "
-            f"{len(missing) - 1} more); a byte-level vocabulary ranks every single byte",
-            path=path,
-        )
+    specials = tiktoken_special_tokens(path, special_tokens)
+    return spec_from_ranks(
+        read_ranks(path, specials), tiktoken_config(pre_tokenizer), specials, path
+    )
+
+
+def spec_from_ranks(
+    ranks: dict[bytes, int], config: TokenizerConfig, specials: dict[str, int], path: PathLike
+) -> ModelSpec:
+    """The ModelSpec of checked ranks: tokens named with the GPT-2 byte table, in rank
+    order, the special tokens after them, and the merges tiktoken's rule implies."""
     names = {token: bytes_to_token(token) for token in ranks}
     vocab = {names[token]: rank for token, rank in sorted(ranks.items(), key=itemgetter(1))}
-    vocab = add_special_tokens(vocab, special_tokens, str(path))
+    vocab = add_special_tokens(vocab, specials, str(path))
     merges = [(names[a], names[b]) for a, b in recover_merges(ranks)]
-    config = TokenizerConfig(
-        kind="byte",
-        pre_tokenizer=pattern_name(pre_tokenizer),
-        end_of_word="none",
-        unk_token=None,
-        merge_rule="ranks",
-        ignore_merges=True,
-    )
-    return ModelSpec(config, vocab, merges, dict(special_tokens))
-
-
-def _check_special_ids(path: PathLike, ranks: dict[bytes, int], specials: dict[str, int]) -> None:
-    used = set(ranks.values())
-    for text, id_ in specials.items():
-        if id_ in used:
-            raise FormatError(f"{path}: special token {text!r} has id {id_}, already a rank")
-        used.add(id_)
+    return ModelSpec(config, vocab, merges, dict(specials))
 
 
 # --- writing ------------------------------------------------------------------------------
