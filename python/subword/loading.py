@@ -142,7 +142,9 @@ def _tiktoken_from_bytes(
         ranks = dict(_core.read_tiktoken_ranks(data, path, list(specials.items())))
         return spec_from_ranks(ranks, config, specials, path)
 
-    rebuild = (_unpickle_tiktoken, (zlib.compress(data, 6), config.pre_tokenizer, specials))
+    def rebuild() -> tuple:
+        return _unpickle_tiktoken, (zlib.compress(data, 6), config.pre_tokenizer, specials)
+
     return Tokenizer._from_core(core, config, specials, make_spec, rebuild)
 
 

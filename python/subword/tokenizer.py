@@ -139,7 +139,7 @@ class Tokenizer:
         self._attach(core, config, dict(specials), training)
         self._spec_value: ModelSpec | None = spec
         self._make_spec: Callable[[], ModelSpec] | None = None
-        self._rebuild: tuple[Callable[..., Tokenizer], tuple[Any, ...]] | None = None
+        self._rebuild: Callable[[], tuple[Any, ...]] | None = None
 
     @classmethod
     def _from_core(
@@ -148,12 +148,12 @@ class Tokenizer:
         config: TokenizerConfig,
         special_tokens: dict[str, int],
         make_spec: Callable[[], ModelSpec],
-        rebuild: tuple[Callable[..., Tokenizer], tuple[Any, ...]],
+        rebuild: Callable[[], tuple[Any, ...]],
     ) -> Tokenizer:
         """A tokenizer whose core was built straight from a file (tiktoken's 100k–200k
         tokens, read in Rust): the plain data (`spec`) is made by `make_spec` when first
-        asked for, so loading costs no Python object per token. `rebuild` (a function and
-        its arguments) is how it pickles: from the file's own compact form."""
+        asked for, so loading costs no Python object per token. `rebuild()` gives what it
+        pickles as (`__reduce__`'s value): the file's own compact form."""
         self = cls.__new__(cls)
         self._attach(core, config, special_tokens, None)
         self._spec_value = None
@@ -203,7 +203,7 @@ class Tokenizer:
         import zlib
 
         if self._rebuild is not None:
-            return self._rebuild
+            return self._rebuild()
 
         from subword.formats.native import native_text
 

@@ -259,7 +259,10 @@ fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> 
             for (token, &id) in vocab {
                 for (cut, _) in token.char_indices().skip(1) {
                     let (a, b) = token.split_at(cut);
-                    if let (Some(&ia), Some(&ib)) = (vocab.get(a), vocab.get(b)) {
+                    // The right part is looked up only when the left one is a token (each
+                    // lookup in a 200k-token table is a cache miss).
+                    let Some(&ia) = vocab.get(a) else { continue };
+                    if let Some(&ib) = vocab.get(b) {
                         let slot = table.entry((ia, ib)).or_insert((id, id));
                         if id < slot.0 {
                             *slot = (id, id);

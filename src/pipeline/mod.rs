@@ -92,19 +92,21 @@ impl Tokenizer {
             .unwrap_or(0);
         let mut tokens = vec![String::new(); size];
         let mut map = Vocab::default();
-        for (token, id) in &vocab {
-            if let Some(other) = map.insert(token.clone(), *id) {
+        map.reserve(vocab.len());
+        for (token, id) in vocab {
+            if !tokens[id as usize].is_empty() {
+                return Err(Error::invalid(format!(
+                    "id {id} is given to two tokens: {:?} and {token:?}",
+                    tokens[id as usize]
+                )));
+            }
+            tokens[id as usize] = token.clone();
+            if let Some(other) = map.insert(token, id) {
+                let token = &tokens[id as usize];
                 return Err(Error::invalid(format!(
                     "token {token:?} appears twice in the vocabulary (ids {other} and {id})"
                 )));
             }
-            if !tokens[*id as usize].is_empty() {
-                return Err(Error::invalid(format!(
-                    "id {id} is given to two tokens: {:?} and {token:?}",
-                    tokens[*id as usize]
-                )));
-            }
-            tokens[*id as usize] = token.clone();
         }
         for (token, id) in &specials {
             tokens[*id as usize] = token.clone();
