@@ -413,6 +413,22 @@ class Tokenizer:
             texts = [utf8_safe(t) for t in texts]
             return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
 
+    # --- offsets, counting, truncation (subword.offsets, src/pipeline/) ------------------
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = _NO_SPECIALS,
+        disallowed_special: SpecialSet = "all",
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """`encode`'s ids and, for each token, the (start, end) character span of `text` it
+        comes from. A token that starts inside a multi-byte character starts at that
+        character (tiktoken's `decode_with_offsets`); the rules for normalized and cleaned
+        text are in `subword.offsets`."""
+        from subword.offsets import encode_with_offsets
+
+        return encode_with_offsets(self, text, allowed_special, disallowed_special)
+
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (what `encode` gives, before ids)."""
         to_token = self._id_to_token

@@ -9,6 +9,7 @@
 pub mod cache;
 mod decode;
 mod encode;
+pub mod offsets;
 pub mod specials;
 #[cfg(test)]
 mod tests;
