@@ -1,5 +1,6 @@
 """Offsets: for each token of `encode`, the (start, end) character span of the caller's text
-it came from (`Tokenizer.encode_with_offsets`).
+it came from (`Tokenizer.encode_with_offsets`), and truncation at a token boundary
+(`Tokenizer.truncate`).
 
 The Rust core (`src/pipeline/offsets.rs`) encodes and records the spans, through its
 normalizer; this module maps them back through what runs before the core: a text cleaner
@@ -17,14 +18,16 @@ Rules (README, "Offsets"):
 - text the normalizer changes: a token covers the original characters its normalized text
   came from (for NFKC "ﬁ" → "fi" both "f" and "i" map to the one "ﬁ", so spans of tokens
   inside it are that whole character);
-- text the cleaner changes: spans are matched back character by character (case folded,
-  whitespace runs to the one space they became); where the cleaner rewrote text (HTML
-  entities, ftfy repairs) the rewritten run maps to the original run it came from.
+- text the cleaner changes: the cleaned text is matched back to the original by a diff
+  (Python's difflib, longest matching blocks, case folded): matching characters map one to
+  one, a rewritten run (an HTML entity, an ftfy repair) to the original run it came from,
+  collapsed whitespace to nothing. The diff costs more than encoding: meant for captions and
+  lines, as CLIP's texts are.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from subword import _core
 from subword.errors import InvalidInputError
@@ -33,9 +36,6 @@ if TYPE_CHECKING:
     from subword.tokenizer import SpecialSet, Tokenizer
 
 Span = tuple[int, int]
-# How far the aligner looks for the text to agree again after a cleaner rewrote a run.
-_RESYNC_WINDOW = 24
-_RESYNC_CONTEXT = 3
 
 
 def encode_with_offsets(
@@ -93,79 +93,90 @@ def surrogate_map(text: str) -> tuple[list[int], list[int]]:
     return lo, hi
 
 
-def _same_char(source: str, derived: str) -> bool:
-    # Python's str.lower turns a final capital sigma into ς.
-    return source == derived or (source == "Σ" and derived == "ς")
-
-
 def align(source: str, derived: str) -> tuple[list[int], list[int]]:
     """Where each character of `derived` (a cleaned `source`) comes from, as `remap` takes
-    it. Characters match as themselves or lower-cased; a whitespace run matches the one
-    space it became, or nothing (stripped); a rewritten run (an HTML entity, an ftfy
-    repair) maps to the source run between the places where the texts agree again."""
+    it, by a longest-matching-blocks diff of the lower-cased source against `derived`:
+    matching characters map one to one; a rewritten run maps to the source run it
+    replaced; a source run that was dropped belongs to the character before it, unless it
+    is whitespace (collapsed or stripped, it belongs to no token)."""
+    import difflib
+
+    folded = "".join(
+        " " if c.isspace() else c.lower() if len(c.lower()) == 1 else c for c in source
+    )
     lo: list[int] = []
     hi: list[int] = []
-    i, j, n, m = 0, 0, len(source), len(derived)
-    while j < m:
-        c = derived[j]
-        if i < n and _same_char(source[i], c):
-            lo.append(i)
-            hi.append(i + 1)
-            i, j = i + 1, j + 1
-            continue
-        lowered = source[i].lower() if i < n else ""
-        if len(lowered) > 1 and derived.startswith(lowered, j):
-            lo.extend([i] * len(lowered))
-            hi.extend([i + 1] * len(lowered))
-            i, j = i + 1, j + len(lowered)
-            continue
-        if i < n and source[i].isspace():
-            k = i
-            while k < n and source[k].isspace():
-                k += 1
-            if c.isspace():
-                lo.append(i)
-                hi.append(k)
-                j += 1
-            i = k
-            continue
-        # A rewritten run: the nearest (source skip, derived skip) after which the texts
-        # agree for a few characters; the skipped derived characters come from the skipped
-        # source run.
-        found = _resync(source, i, derived, j)
-        if found is None:
-            # No agreement in sight: the rest of the derived text comes from the rest of the
-            # source (wide spans rather than wrong ones).
-            lo.extend([i] * (m - j))
-            hi.extend([n] * (m - j))
-            break
-        a, b = found
-        if b == 0:  # source characters dropped: they belong to the previous character
-            if hi:
-                hi[-1] = i + a
-            i += a
-            continue
-        lo.extend([i] * b)
-        hi.extend([i + max(a, 1)] * b)
-        i, j = i + a, j + b
-    lo.append(n)
+    matcher = difflib.SequenceMatcher(None, folded, derived, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            lo.extend(range(i1, i2))
+            hi.extend(range(i1 + 1, i2 + 1))
+        elif op == "delete":
+            if hi and not source[i1:i2].isspace():
+                hi[-1] = i2
+        elif i2 - i1 == j2 - j1:  # replaced one for one (final sigma, an ftfy repair)
+            lo.extend(range(i1, i2))
+            hi.extend(range(i1 + 1, i2 + 1))
+        else:  # replace, insert: the derived run comes from the source run
+            lo.extend([i1] * (j2 - j1))
+            hi.extend([max(i2, i1)] * (j2 - j1))
+    lo.append(len(source))
     return lo, hi
 
 
-def _resync(source: str, i: int, derived: str, j: int) -> tuple[int, int] | None:
-    """The smallest skips (a in source, b in derived) after which both texts agree for
-    `_RESYNC_CONTEXT` characters (or both end)."""
-    best = None
-    for total in range(1, 2 * _RESYNC_WINDOW + 1):
-        for a in range(max(0, total - _RESYNC_WINDOW), min(total, _RESYNC_WINDOW) + 1):
-            b = total - a
-            s, d = source[i + a : i + a + _RESYNC_CONTEXT], derived[j + b : j + b + _RESYNC_CONTEXT]
-            if i + a > len(source) or j + b > len(derived):
-                continue
-            if s.lower() == d and (s or (i + a == len(source) and j + b == len(derived))):
-                best = (a, b)
-                break
-        if best is not None:
-            return best
-    return None
+def truncate(tok: Tokenizer, text: str, max_tokens: int, allowed, disallowed) -> str:
+    """The longest start of `text` made of the first `max_tokens` tokens' characters; a
+    character the next token also covers (split between them) is left out."""
+    check_max_tokens(max_tokens)
+    ids, spans = encode_with_offsets(tok, text, allowed, disallowed)
+    if max_tokens >= len(ids):
+        return text
+    if max_tokens == 0:
+        return ""
+    cut = min(spans[max_tokens - 1][1], spans[max_tokens][0])
+    return text[:cut]
 
+
+def check_max_tokens(max_tokens: object) -> int:
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+        raise InvalidInputError(f"max_tokens must be an integer >= 0, got {max_tokens!r}")
+    return max_tokens
+
+
+def split_flat(ids: Any, offsets: Any) -> list[list[int]]:
+    """A flat array of ids and the offsets where each text's ids start (one more than the
+    texts, first 0, last the number of ids) → one id list per text."""
+    import numpy as np
+
+    flat = np.asarray(ids)
+    bounds = np.asarray(offsets)
+    if flat.ndim != 1 or bounds.ndim != 1:
+        raise InvalidInputError(
+            f"decode_batch with offsets: ids and offsets must be 1-D arrays, got shapes "
+            f"{flat.shape} and {bounds.shape}"
+        )
+    for name, array in (("ids", flat), ("offsets", bounds)):
+        if array.size and array.dtype.kind not in "iu":
+            raise InvalidInputError(
+                f"decode_batch with offsets: {name} must hold integers, got dtype {array.dtype}"
+            )
+    if bounds.size == 0:
+        raise InvalidInputError(
+            "decode_batch with offsets: offsets is empty; it has one entry more than there "
+            "are texts (0 for no text is [0])"
+        )
+    if int(bounds[0]) != 0 or int(bounds[-1]) != flat.size:
+        raise InvalidInputError(
+            f"decode_batch with offsets: offsets must start at 0 and end at the number of "
+            f"ids ({flat.size}), got {int(bounds[0])} ... {int(bounds[-1])}"
+        )
+    steps = np.diff(bounds.astype(np.int64))
+    if (steps < 0).any():
+        at = int(np.argmax(steps < 0))
+        raise InvalidInputError(
+            f"decode_batch with offsets: offsets must not decrease, but offsets[{at}] = "
+            f"{int(bounds[at])} > offsets[{at + 1}] = {int(bounds[at + 1])}"
+        )
+    as_list = flat.tolist()
+    cuts = bounds.tolist()
+    return [as_list[cuts[i] : cuts[i + 1]] for i in range(len(cuts) - 1)]
