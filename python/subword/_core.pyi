@@ -78,6 +78,25 @@ class Model:
     def decode_bytes(self, ids: list[int]) -> bytes: ...
     def id_to_token(self) -> list[tuple[int, str]]: ...
 
+# --- everyday calls on a Model (src/bindings/calls.rs) ------------------------------------
+def encode_with_offsets(
+    model: Model, text: str, specials: Specials | None = None, forbidden: Specials | None = None
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """`Model.encode`'s ids and each token's (start, end) character span of `text`."""
+
+def count(
+    model: Model, text: str, specials: Specials | None = None, forbidden: Specials | None = None
+) -> int: ...
+def count_batch(
+    model: Model,
+    texts: Sequence[str],
+    specials: Specials | None = None,
+    forbidden: Specials | None = None,
+    num_threads: int | None = None,
+) -> list[int]: ...
+def token_part(model: Model, id: int) -> tuple[bytes, bool]:
+    """One id's bytes (end-of-word space kept) and whether it starts a word (greedy)."""
+
 def train(
     counter: WordCounter, options: Options | None = None
 ) -> tuple[list[str], list[tuple[str, str]]]:

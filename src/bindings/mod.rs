@@ -8,6 +8,7 @@
 //!   (`nmt`);
 //! - `_core._testing`: hooks used only by tests (`testing`).
 
+mod calls;
 mod compress;
 mod counter;
 mod errors;
@@ -35,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_function(wrap_pyfunction!(train::train, m)?)?;
     m.add_function(wrap_pyfunction!(model::recover_merge_cuts, m)?)?;
+    calls::register(m)?;
     compress::register(m)?;
     nmt::register(m)?;
     testing::register(m)?;

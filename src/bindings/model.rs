@@ -13,7 +13,7 @@ use crate::pipeline::Tokenizer;
 /// A built tokenizer model: encode and decode.
 #[pyclass(module = "subword._core", frozen, name = "Model")]
 pub(super) struct PyModel {
-    inner: Tokenizer,
+    pub(super) inner: Tokenizer,
     /// The Python int of every id, made once: a list of ids is then built by reference,
     /// not by allocating an int per token (which was most of the cost of list output).
     ints: Vec<Py<PyAny>>,
