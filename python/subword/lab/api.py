@@ -6,7 +6,7 @@ hold no state of their own."""
 from __future__ import annotations
 
 from subword.errors import InvalidInputError
-from subword.formats.bytes_unicode import bytes_to_token, token_to_bytes
+from subword.formats.bytes_unicode import bytes_to_token
 from subword.teaching import reference
 from subword.teaching.trace import explain_apply
 from subword.tokenizer import Tokenizer, utf8_safe
@@ -26,72 +26,17 @@ def token_text(tok: Tokenizer, id_: int) -> str:
     return tok.decode_bytes([id_]).decode("utf-8", "backslashreplace")
 
 
-def approximate_offsets(tok: Tokenizer, text: str, ids: list[int]) -> list[list[int]] | None:
-    """Character spans of `ids` in `text`, found by laying each token's bytes along the text
-    (skipping the whitespace a classic or CLIP model drops; case-blind when the model
-    lower-cases). None when the tokens do not line up with the text (normalization or
-    cleaning that rewrites it). Stands in for `Tokenizer.encode_with_offsets` where that
-    is missing."""
-    config = tok.config
-    target = utf8_safe(text).encode("utf-8")
-    fold = config.lowercase or config.clean is not None
-    haystack = target.lower() if fold else target
-    suffix = config.end_of_word_symbol.encode() if config.end_of_word != "none" else b""
-    prefix = config.continuation_prefix.encode() if config.algorithm == "greedy" else b""
-    unk = tok.token_to_id(config.unk_token) if config.unk_token else None
-    byte_spans = []
-    pos = 0
-    for id_ in ids:
-        if config.kind == "classic":
-            piece = b"" if id_ == unk else (tok.id_to_token(id_) or "").encode("utf-8")
-            if prefix and piece.startswith(prefix):
-                piece = piece[len(prefix) :]
-        elif suffix:  # CLIP: the token's own bytes, without the end-of-word mark
-            piece = token_to_bytes((tok.id_to_token(id_) or "").removesuffix(suffix.decode()))
-        else:
-            piece = tok.decode_bytes([id_])
-        if suffix and piece == suffix:  # a separate end-of-word symbol: no text of its own
-            byte_spans.append((pos, pos))
-            continue
-        if suffix and piece.endswith(suffix):
-            piece = piece[: -len(suffix)]
-        if fold:
-            piece = piece.lower()
-        while pos < len(target) and target[pos : pos + 1].isspace():
-            if piece and haystack.startswith(piece, pos):
-                break
-            pos += 1
-        if not piece:  # an unknown character: one character of the text
-            end = pos + 1
-            while end < len(target) and target[end] & 0xC0 == 0x80:
-                end += 1
-        elif haystack.startswith(piece, pos):
-            end = pos + len(piece)
-        else:
-            return None
-        byte_spans.append((pos, end))
-        pos = end
-    # Character index of each byte; a span ending inside a character reaches its end.
-    char_at = []
-    index = -1
-    for byte in target:
-        index += byte & 0xC0 != 0x80
-        char_at.append(index)
-    char_at.append(index + 1)
-
-    def char_end(b: int) -> int:
-        while b < len(target) and target[b] & 0xC0 == 0x80:
-            b += 1
-        return char_at[b]
-
-    return [[char_at[s], char_end(e)] for s, e in byte_spans]
-
-
 def encode(tok: Tokenizer, text: str) -> dict:
     """`{"ids", "tokens", "texts", "offsets"}`: ids as `tok.encode` gives them (special
-    tokens as text), tokens as `tok.tokenize`, what each stands for, character spans."""
-    ids = tok.encode_ordinary(text)
-    offsets = _offsets(tok, text, ids)
+    tokens taken as plain text), tokens as `tok.tokenize`, what each stands for, and
+    character spans from `encode_with_offsets` (null for a pre-tokenizer whose pieces are
+    not spans of the text, such as the Korean morpheme one)."""
+    offsets: list[list[int]] | None
+    try:
+        ids, spans = tok.encode_with_offsets(text, disallowed_special=())
+        offsets = [[start, end] for start, end in spans]
+    except InvalidInputError:
+        ids, offsets = tok.encode_ordinary(text), None
     return {
         "ids": ids,
         "tokens": [tok.id_to_token(i) for i in ids],
@@ -100,15 +45,6 @@ def encode(tok: Tokenizer, text: str) -> dict:
         "characters": len(text),
         "bytes": len(utf8_safe(text).encode("utf-8")),
     }
-
-
-def _offsets(tok: Tokenizer, text: str, ids: list[int]) -> list[list[int]] | None:
-    with_offsets = getattr(tok, "encode_with_offsets", None)
-    if with_offsets is not None:
-        found, spans = with_offsets(text)
-        if list(found) == ids:
-            return [list(s) for s in spans]
-    return approximate_offsets(tok, text, ids)
 
 
 # --- explain --------------------------------------------------------------------------

@@ -67,7 +67,17 @@ function visible(text) {
   return text.replace(/ /g, "\u00b7").replace(/\n/g, "\u21b5\n").replace(/\t/g, "\u2192");
 }
 
-function tokenSpan(result, i, classes) {
+// What a token shows: for byte-level models the text it covers (tokens that share a
+// character show it once, on the first; the others are thin marks), for classic ones the
+// token itself, end-of-word mark and all.
+function shown(result, text, i) {
+  if (!result.offsets || result.kind !== "byte") return result.texts[i];
+  const [start, end] = result.offsets[i];
+  const previousEnd = i ? result.offsets[i - 1][1] : 0;
+  return start >= previousEnd ? text.slice(start, end) : "";
+}
+
+function tokenSpan(result, i, classes, text) {
   const [start, end] = result.offsets ? result.offsets[i] : [null, null];
   const where = start === null ? "" : ` \u00b7 characters ${start}\u2013${end}`;
   const span = el("span", {
@@ -77,7 +87,9 @@ function tokenSpan(result, i, classes) {
     "data-token": result.tokens[i],
     "data-index": i,
   });
-  span.textContent = visible(result.texts[i]);
+  const content = shown(result, text, i);
+  span.textContent = visible(content);
+  if (!content) span.classList.add("part");
   return span;
 }
 
@@ -93,7 +105,8 @@ async function runEncode() {
   state.encoded = { text, result };
   const box = $("tokens");
   box.replaceChildren();
-  result.ids.forEach((_, i) => box.append(tokenSpan(result, i)));
+  result.kind = modelInfo(model()).kind;
+  result.ids.forEach((_, i) => box.append(tokenSpan(result, i, "", text)));
   $("stats").textContent = stats(result);
 }
 
@@ -144,10 +157,11 @@ async function runCompare() {
   const shared = (end) => ends.every((set) => set.has(end));
   for (const name of names) {
     const result = results[name];
+    result.kind = modelInfo(name).kind;
     const tokens = el("div", { class: "tokens" });
     result.ids.forEach((_, i) => {
       const differs = result.offsets && !shared(result.offsets[i][1]);
-      tokens.append(tokenSpan(result, i, differs ? " diff" : ""));
+      tokens.append(tokenSpan(result, i, differs ? " diff" : "", text));
     });
     box.append(
       el("div", { class: "row", "data-model": name },
