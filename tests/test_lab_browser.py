@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from peers import missing, peer
+from peers import corpus_lines, missing, peer
 
 import subword
 from subword.lab.models import load_model
@@ -33,18 +33,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory, cl100k_path: Path) -> Iterator
     folder = tmp_path_factory.mktemp("lab-browser")
     model = folder / "textbook.json"
     subword.train(TABLE, num_merges=10, tie_break="first", min_frequency=1).save(model)
+    corpus = folder / "fortunes.txt"
+    corpus.write_text("".join(corpus_lines("multi-fortunes.txt")[:400]), encoding="utf-8")
+    command = ["lab", "--no-browser", "--port", "0", "--corpus", str(corpus), "cl100k", str(model)]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "subword",
-            "lab",
-            "--no-browser",
-            "--port",
-            "0",
-            "cl100k",
-            str(model),
-        ],
+        [sys.executable, "-m", "subword", *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -54,7 +47,13 @@ def lab(tmp_path_factory: pytest.TempPathFactory, cl100k_path: Path) -> Iterator
         line = proc.stdout.readline()  # printed once the server listens (or the child died)
         found = re.search(r"http://127\.0\.0\.1:\d+/", line)
         assert found, f"no URL from subword lab: {line!r}"
-        yield {"url": found.group(0), "textbook": subword.load(model), "model": model.name}
+        lines = [line for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+        yield {
+            "url": found.group(0),
+            "textbook": subword.load(model),
+            "model": model.name,
+            "corpus": lines,
+        }
     finally:
         proc.terminate()
         try:
@@ -91,10 +90,14 @@ def wait_for(driver, condition, message: str):
     return WebDriverWait(driver, WAIT, poll_frequency=0.1).until(condition, message)
 
 
-def shot(driver, name: str) -> Path:
+def shot(driver, name: str, element=None) -> Path:
+    """A screenshot of the window (or of one element) in tests/artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"lab-{name}.png"
-    driver.save_screenshot(str(path))
+    if element is None:
+        driver.save_screenshot(str(path))
+    else:
+        element.screenshot(str(path))
     print(f"screenshot: {path}")
     return path
 
@@ -231,6 +234,26 @@ def test_tokens_merge_steps_and_replay(lab: dict, browser) -> None:
         lambda d: "0 unreachable" in d.find_element("id", "health-summary").text,
         "health summary",
     )
+
+    # Corpus view: cl100k's token count on the corpus, as encode_batch gives it.
+    choose_model(driver, "cl100k")
+    driver.find_element("css selector", "#tabs button[data-tab=corpus]").click()
+    tokens = sum(len(ids) for ids in load_model("cl100k").encode_batch(lab["corpus"]))
+    wait_for(
+        driver,
+        lambda d: f"{tokens} tokens with cl100k" in d.find_element("id", "corpus-summary").text,
+        "corpus summary",
+    )
+    assert len(driver.find_elements("css selector", "#corpus svg")) == 2
+    shot(driver, "corpus")
+
+    # The README's picture: cl100k's tokens of a short text, whitespace shown.
+    driver.find_element("css selector", "#tabs button[data-tab=tokens]").click()
+    driver.find_element("id", "show-ws").click()
+    readme = "def encode(text):\n    return tok.encode(text)  # 12345 tokens, lowest newest widest"
+    type_text(driver, readme)
+    wait_for(driver, lambda d: dom_tokens(d) == cl100k.tokenize(readme), "README tokens")
+    shot(driver, "readme", driver.find_element("tag name", "body"))
     assert driver.find_elements("css selector", "#error[hidden]")  # no error shown anywhere
     logs = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
     assert logs == []
