@@ -123,7 +123,8 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        # ASCII escapes: a lone surrogate in the user's text must not break the answer.
+        data = json.dumps(payload).encode("ascii")
         self._send(status, data, "application/json; charset=utf-8")
 
     def do_GET(self) -> None:
