@@ -62,9 +62,16 @@ def explain(tok: Tokenizer, word: str) -> dict:
     config = tok.config
     if config.algorithm != "bpe":
         raise InvalidInputError("merge steps exist for BPE models only (this one is greedy)")
+    if config.clean == "clip":  # the text CLIP's merges see: cleaned and lower-cased
+        from subword.formats.clip import clean_text
+
+        word = clean_text(word)
+    elif config.lowercase:
+        word = word.lower()
+    if config.kind == "classic" or config.end_of_word != "none":
+        if not word or any(c.isspace() for c in word):
+            raise InvalidInputError("this model's words hold no whitespace: give one word")
     if config.kind == "classic":
-        if any(c.isspace() for c in word):
-            raise InvalidInputError("a classic model's word has no whitespace: give one word")
         symbols = word
     else:
         symbols = bytes_to_token(utf8_safe(word).encode("utf-8"))

@@ -111,13 +111,14 @@ async function runEncode() {
 }
 
 // The word a token belongs to: the run of non-space characters around it (with the space
-// before it for byte-level models, whose words carry their leading space).
+// before it for GPT-2-style byte-level models, whose words carry their leading space).
 function wordAt(text, start) {
   let a = start;
   let b = start;
   while (a > 0 && !/\s/.test(text[a - 1])) a--;
   while (b < text.length && !/\s/.test(text[b])) b++;
-  if (modelInfo(model()).kind === "byte" && a > 0 && text[a - 1] === " ") a--;
+  const info = modelInfo(model());
+  if (info.kind === "byte" && info.end_of_word === "none" && a > 0 && text[a - 1] === " ") a--;
   return text.slice(a, b);
 }
 
