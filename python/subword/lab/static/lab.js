@@ -154,7 +154,8 @@ async function runCompare() {
   const text = $("text").value;
   const { results } = await call("POST", "/api/compare", { text, models: names });
   // A cut every model makes is shared; a token ending elsewhere is where splits differ.
-  const ends = names.map((n) => new Set((results[n].offsets || []).map((o) => o[1])));
+  const spanned = names.filter((n) => results[n].offsets);
+  const ends = spanned.map((n) => new Set(results[n].offsets.map((o) => o[1])));
   const shared = (end) => ends.every((set) => set.has(end));
   for (const name of names) {
     const result = results[name];
