@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from peers import missing
 
 import subword
@@ -17,6 +19,7 @@ from subword.config import ModelSpec, TokenizerConfig
 from subword.formats.bytes_unicode import bytes_to_token
 from subword.lab import health
 from subword.lab.models import load_model
+from subword.teaching import reference
 from subword.tokenizer import Tokenizer
 
 
@@ -159,3 +162,46 @@ def test_unused_ids() -> None:
     never = health.unused(tok, used)
     assert tok.special_tokens["<s>"] not in never
     assert set(never) == set(tok.spec.vocab.values()) - used - {tok.special_tokens["<s>"]}
+
+
+WORDS = st.dictionaries(
+    st.text(alphabet="abcde", min_size=1, max_size=6), st.integers(1, 9), min_size=1, max_size=8
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(WORDS, st.sampled_from(["first", "lexicographic", "subword-nmt"]), st.integers(0, 12))
+def test_trained_models_have_no_unreachable_token(words, tie_break: str, num_merges: int) -> None:
+    # Every merged token of a trained model was built on some training word, and encoding
+    # re-segments the training words as training left them: none can be unreachable.
+    tok = subword.train(words, num_merges=num_merges, tie_break=tie_break, min_frequency=1)
+    assert health.check(tok).unreachable == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(WORDS, st.randoms(use_true_random=False), st.sampled_from(["separate", "attached"]))
+def test_merges_check_equals_the_reference(words, rng, end_of_word: str) -> None:
+    # Shuffled merges leave some tokens unbuildable: the core's check must say which,
+    # exactly as the pure-Python reference applies merges to each token's own symbols.
+    trained = subword.train(words, num_merges=12, min_frequency=1, end_of_word=end_of_word)
+    merges = trained.merges
+    rng.shuffle(merges)
+    spec = trained.spec
+    tok = Tokenizer(ModelSpec(spec.config, dict(spec.vocab), merges, {}))
+    mark = "</w>"
+    entries = health.checked_entries(tok)
+    built = health._built_by_merges(tok, entries)
+    for (token, _), ok in zip(entries, built):
+        if token == mark:
+            expected = True
+        elif token.endswith(mark):
+            symbols = reference.split_word(token[: -len(mark)], end_of_word, mark)
+            expected = reference.apply(symbols, merges) == [token]
+        else:
+            expected = reference.apply(list(token), merges) == [token]
+        assert ok == expected, (token, merges)
+    result = health.check(tok)
+    for token, id_ in entries:
+        whole = token.endswith(mark) and token != mark and tok.encode(token[:-4]) == [id_]
+        expect_unreachable = not built[entries.index((token, id_))] and not whole
+        assert (id_ in result.unreachable) == expect_unreachable, token

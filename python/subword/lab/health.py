@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from subword import _core
+from subword.errors import InvalidInputError
 from subword.formats.bytes_unicode import token_to_bytes
 from subword.tokenizer import Tokenizer
 
@@ -99,15 +100,20 @@ def _own_text(tok: Tokenizer, token: str) -> str | None:
         return None
 
 
+def checked_entries(tok: Tokenizer) -> list[tuple[str, int]]:
+    """The vocabulary entries the check covers: all but special tokens and the unknown
+    token (in each of its forms)."""
+    config = tok.config
+    specials = tok.spec.special_tokens
+    unk = config.unk_token if config.kind == "classic" else None
+    skip = {unk, unk + config.end_of_word_symbol} if unk else set()
+    return [(t, i) for t, i in tok.spec.vocab.items() if t not in specials and t not in skip]
+
+
 def check(tok: Tokenizer) -> Health:
     """Checks every ordinary vocabulary entry (see the module's rule)."""
     config = tok.config
-    specials = tok.spec.special_tokens
-    entries = [(t, i) for t, i in tok.spec.vocab.items() if t not in specials]
-    unk = config.unk_token if config.kind == "classic" else None
-    entries = [(t, i) for t, i in entries if t != unk]
-    if config.end_of_word == "attached" and unk:
-        entries = [(t, i) for t, i in entries if t != unk + config.end_of_word_symbol]
+    entries = checked_entries(tok)
     built = [True] * len(entries)
     if config.algorithm == "bpe":
         built = _built_by_merges(tok, entries)
@@ -157,8 +163,24 @@ def _built_by_merges(tok: Tokenizer, entries: list[tuple[str, int]]) -> list[boo
             entries[k][0][: -len(symbol)] if end_of_word != "none" else entries[k][0]
             for k in members
         ]
-        for k, ids in zip(members, model.encode_pieces(words)):
+        for k, ids in zip(members, _encode_each(model, words)):
             out[k] = ids == [entries[k][1]]
+    return out
+
+
+def _encode_each(model: _core.Model, words: list[str]) -> list[list[int] | None]:
+    """`encode_pieces` on all words at once; if one holds a symbol outside the alphabet (a
+    token no merge can build), word by word, with None for those."""
+    try:
+        return list(model.encode_pieces(words))
+    except InvalidInputError:
+        pass
+    out: list[list[int] | None] = []
+    for word in words:
+        try:
+            out.append(model.encode_pieces([word])[0])
+        except InvalidInputError:
+            out.append(None)
     return out
 
 
