@@ -174,3 +174,60 @@ def test_decode_batch_bad_arrays(ids, offsets, message):
     tok = models()["byte"]
     with pytest.raises(InvalidInputError, match=message):
         tok.decode_batch(ids, offsets=offsets)
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def test_cli_count_and_max_tokens(tmp_path, capsys):
+    from subword.cli import main
+
+    tok = models()["byte"]
+    model = tmp_path / "model.json"
+    tok.save(model)
+    lines = ["The quick brown fox", "", "Grüße 🎉 한국어", SPECIAL]
+    text = tmp_path / "in.txt"
+    text.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    counts = tmp_path / "counts.txt"
+    args = ["encode", "-m", str(model), str(text), "--count", "-o", str(counts)]
+    assert main([*args, "--disallowed-special", "none"]) == 0
+    expected = tok.count_batch(lines, disallowed_special=())
+    assert counts.read_text().splitlines() == [str(n) for n in expected]
+    # The special token refused as encode refuses it: one line, exit 2.
+    capsys.readouterr()
+    assert main(["encode", "-m", str(model), str(text), "--count"]) == 2
+    assert "special token" in capsys.readouterr().err
+    code = main(["encode", "-m", str(model), str(text), "--count", "--allowed-special", "all"])
+    assert code == 0
+    assert capsys.readouterr().out.split() == [
+        str(n) for n in tok.count_batch(lines, allowed_special="all")
+    ]
+    assert (
+        main(["encode", "-m", str(model), str(text), "--max-tokens", "2", "--allow-special"]) == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        " ".join(map(str, tok.encode(line, allowed_special="all", max_tokens=2))) for line in lines
+    ]
+    for bad in (["--max-tokens", "-1"], ["--count", "--tokens"]):
+        assert main(["encode", "-m", str(model), str(text), *bad]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_korean_pre_tokenizer():
+    """Pieces from Kiwi are analysed morphemes, not spans of the text: counting works,
+    offsets and streaming decode say why they are not available."""
+    from peers import peer
+
+    peer("kiwipiepy")
+    texts = TEXTS[2:3] * 2
+    tok = subword.train(iter(texts), pre_tokenizer="korean", num_merges=20)
+    assert tok.count(texts[0]) == len(tok.encode(texts[0]))
+    assert tok.count_batch(texts) == [len(ids) for ids in tok.encode_batch(texts)]
+    assert tok.encode(texts[0], max_tokens=3) == tok.encode(texts[0])[:3]
+    with pytest.raises(InvalidInputError, match="korean"):
+        tok.encode_with_offsets(texts[0])
+    with pytest.raises(InvalidInputError, match="korean"):
+        tok.truncate(texts[0], 2)
+    with pytest.raises(InvalidInputError, match="korean"):
+        tok.decode_stream()

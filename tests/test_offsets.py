@@ -306,3 +306,25 @@ def test_clip_spans_property(clip_spec, text):
         assert 0 <= start <= end <= len(text)
         assert start >= previous[0] and end >= previous[1]
         previous = (start, end)
+
+
+@SETTINGS
+@given(source=st.text(alphabet=st.sampled_from("aBΣ &amp;#x41;lt\n\t é"), max_size=50))
+def test_align_is_monotone_and_in_bounds(source):
+    """The cleaned text maps back in order: each cleaned character to a run of the source,
+    runs never going back, a character that only changed case to itself."""
+    import html
+
+    from subword.offsets import align
+
+    derived = " ".join(html.unescape(html.unescape(source)).split()).lower()
+    lo, hi = align(source, derived)
+    assert len(lo) == len(derived) + 1 and len(hi) == len(derived) and lo[-1] == len(source)
+    for j in range(len(derived)):
+        assert 0 <= lo[j] <= hi[j] <= len(source)
+        if j:
+            assert lo[j] >= lo[j - 1] and hi[j] >= hi[j - 1]
+    if "&" not in source:
+        for j, c in enumerate(derived):
+            piece = source[lo[j] : hi[j]]
+            assert piece.lower() == c or (piece.isspace() and c == " ") or c == "ς"

@@ -18,11 +18,10 @@ Rules (README, "Offsets"):
 - text the normalizer changes: a token covers the original characters its normalized text
   came from (for NFKC "ﬁ" → "fi" both "f" and "i" map to the one "ﬁ", so spans of tokens
   inside it are that whole character);
-- text the cleaner changes: the cleaned text is matched back to the original by a diff
-  (Python's difflib, longest matching blocks, case folded): matching characters map one to
-  one, a rewritten run (an HTML entity, an ftfy repair) to the original run it came from,
-  collapsed whitespace to nothing. The diff costs more than encoding: meant for captions and
-  lines, as CLIP's texts are.
+- text the cleaner changes: the cleaned text is walked back along the original (characters
+  as themselves or lower-cased, whitespace runs to the one space they became); a rewritten
+  run (an HTML entity, an ftfy repair) maps to the original run it replaced, found by a
+  diff of the next few characters. The walk is Python, linear in the text.
 """
 
 from __future__ import annotations
@@ -93,35 +92,80 @@ def surrogate_map(text: str) -> tuple[list[int], list[int]]:
     return lo, hi
 
 
+def _fold(c: str) -> str:
+    return " " if c.isspace() else c.lower() if len(c.lower()) == 1 else c
+
+
 def align(source: str, derived: str) -> tuple[list[int], list[int]]:
     """Where each character of `derived` (a cleaned `source`) comes from, as `remap` takes
-    it, by a longest-matching-blocks diff of the lower-cased source against `derived`:
-    matching characters map one to one; a rewritten run maps to the source run it
-    replaced; a source run that was dropped belongs to the character before it, unless it
-    is whitespace (collapsed or stripped, it belongs to no token)."""
-    import difflib
-
-    folded = "".join(
-        " " if c.isspace() else c.lower() if len(c.lower()) == 1 else c for c in source
-    )
+    it. A walk along both texts: characters match as themselves or lower-cased; a
+    whitespace run matches the one space it became, or nothing (stripped). Where they
+    disagree (an HTML entity, an ftfy repair), a diff of the next few characters (Python's
+    difflib) finds where they agree again, and the rewritten run maps to the source run it
+    replaced. Linear in the text: the diff only ever sees a short window."""
     lo: list[int] = []
     hi: list[int] = []
-    matcher = difflib.SequenceMatcher(None, folded, derived, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            lo.extend(range(i1, i2))
-            hi.extend(range(i1 + 1, i2 + 1))
-        elif op == "delete":
-            if hi and not source[i1:i2].isspace():
-                hi[-1] = i2
-        elif i2 - i1 == j2 - j1:  # replaced one for one (final sigma, an ftfy repair)
-            lo.extend(range(i1, i2))
-            hi.extend(range(i1 + 1, i2 + 1))
-        else:  # replace, insert: the derived run comes from the source run
-            lo.extend([i1] * (j2 - j1))
-            hi.extend([max(i2, i1)] * (j2 - j1))
-    lo.append(len(source))
+    i, j, n, m = 0, 0, len(source), len(derived)
+    while j < m:
+        c = derived[j]
+        if i < n:
+            s = source[i]
+            if s == c or s.lower() == c or (s == "Σ" and c == "ς"):
+                lo.append(i)
+                hi.append(i + 1)
+                i, j = i + 1, j + 1
+                continue
+            lowered = s.lower()
+            if len(lowered) > 1 and derived.startswith(lowered, j):
+                lo.extend([i] * len(lowered))
+                hi.extend([i + 1] * len(lowered))
+                i, j = i + 1, j + len(lowered)
+                continue
+            if s.isspace():
+                k = i
+                while k < n and source[k].isspace():
+                    k += 1
+                if c.isspace():  # a collapsed run
+                    lo.append(i)
+                    hi.append(k)
+                    j += 1
+                i = k  # else stripped
+                continue
+        found = _agree_again(source, i, derived, j)
+        if found is None:
+            # No agreement in sight: the rest comes from the rest (wide, not wrong).
+            lo.extend([i] * (m - j))
+            hi.extend([max(n, i)] * (m - j))
+            break
+        a, b = found
+        if b == 0:  # source characters dropped: they belong to the character before
+            dropped = source[i : i + a].rstrip()
+            if hi and dropped:
+                hi[-1] = max(hi[-1], i + len(dropped))
+        else:
+            lo.extend([i] * b)
+            hi.extend([i + max(a, 1) if i < n else n] * b)
+        i, j = i + a, j + b
+    lo.append(n)
     return lo, hi
+
+
+def _agree_again(source: str, i: int, derived: str, j: int) -> tuple[int, int] | None:
+    """(a, b): after skipping a source and b derived characters the texts agree again for
+    a few characters (or both end), within a window of the next characters."""
+    import difflib
+
+    window = 64
+    left = "".join(_fold(c) for c in source[i : i + window])
+    right = derived[j : j + window]
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for block in matcher.get_matching_blocks():
+        ends = block.a + block.size == len(left) and block.b + block.size == len(right)
+        if block.size >= 3 or (ends and block.size > 0):
+            return block.a, block.b
+        if block.size == 0 and i + len(left) >= len(source) and j + len(right) >= len(derived):
+            return len(left), len(right)  # both texts end in the rewritten run
+    return None
 
 
 def truncate(tok: Tokenizer, text: str, max_tokens: int, allowed, disallowed) -> str:

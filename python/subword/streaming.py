@@ -14,7 +14,8 @@ What makes it more than decoding each id alone:
 
 `prompt_ids` primes all of this state with the ids already shown (say, the prompt), so a
 continuation that starts inside a character, or after a word's end, comes out as the whole
-text would (vLLM issue #48853: restarting a stream mid-text lost a split character).
+text would, and nothing of the prompt is repeated (vLLM issue #48853: a prompt ending
+inside a character made the first streamed piece repeat the whole prompt).
 Property: for ids P + C, the stream primed with P yields, over `step` on C and `flush`,
 exactly the text `decode(P + C)` has after what the complete characters of P decode to.
 """

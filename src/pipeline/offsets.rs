@@ -24,7 +24,7 @@ use super::cache::PieceCache;
 use super::specials::{Part, SpecialMatcher};
 use super::Tokenizer;
 use crate::error::Result;
-use crate::normalize::Form;
+use crate::normalize::{Form, Normalizer};
 use crate::symbols::{EndOfWord, Kind};
 
 /// A token's span: (start, end) character indices into the text.
@@ -84,10 +84,11 @@ impl Tokenizer {
             // The error exactly as `encode` words it (position in the whole text).
             self.encode(text, specials)?;
         }
-        if self.config.normalizer.is_identity() {
+        // Text the normalizer left as it was (most text, under NFC) maps one to one.
+        if self.config.normalizer.is_identity() || *normalized == *text {
             to_char_spans(&normalized, &mut spans);
         } else {
-            let segments = Segments::new(self, text, &normalized);
+            let segments = Segments::new(&self.config.normalizer, text, &normalized);
             segments.to_original(&mut spans);
         }
         Ok((ids, spans))
@@ -205,8 +206,7 @@ struct Segments {
 }
 
 impl Segments {
-    fn new(tokenizer: &Tokenizer, text: &str, normalized: &str) -> Self {
-        let normalizer = &tokenizer.config.normalizer;
+    fn new(normalizer: &Normalizer, text: &str, normalized: &str) -> Self {
         let form = normalizer.form;
         // Candidate segments: character index and byte index of each boundary.
         let mut cuts: Vec<(usize, usize)> = Vec::new();
@@ -317,4 +317,91 @@ fn same_text(whole: &str, segment: &str, lowercase: bool) -> bool {
                 .chars()
                 .zip(segment.chars())
                 .all(|(a, b)| a == b || (a == 'ς' && b == 'σ') || (a == 'σ' && b == 'ς')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Byte spans of `text` for consecutive pieces of the given byte lengths.
+    fn byte_spans(lengths: &[usize]) -> Vec<Span> {
+        let mut at = 0;
+        lengths
+            .iter()
+            .map(|&len| {
+                at += len;
+                (at - len, at)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn split_characters_belong_to_both_tokens() {
+        // "a" | "é" split 1+1 | "🎉" split 2+1+1
+        let text = "aé🎉";
+        let mut spans = byte_spans(&[1, 1, 1, 2, 1, 1]);
+        to_char_spans(text, &mut spans);
+        assert_eq!(spans, [(0, 1), (1, 2), (1, 2), (2, 3), (2, 3), (2, 3)]);
+    }
+
+    #[test]
+    fn empty_spans_stay_empty() {
+        let mut spans = vec![(0, 2), (2, 2), (3, 4)];
+        to_char_spans("ab cd", &mut spans);
+        assert_eq!(spans, [(0, 2), (2, 2), (3, 4)]);
+    }
+
+    fn normalizer(form: Option<Form>, lowercase: bool) -> Normalizer {
+        Normalizer { form, lowercase }
+    }
+
+    #[test]
+    fn nfkc_ligature_maps_to_the_one_character() {
+        let n = normalizer(Some(Form::Nfkc), false);
+        let text = "aﬁb";
+        let normalized = n.normalize(text);
+        assert_eq!(normalized, "afib");
+        let segments = Segments::new(&n, text, &normalized);
+        // "f" and "i" (bytes 1 and 2) both come from "ﬁ" (character 1).
+        let mut spans = byte_spans(&[1, 1, 1, 1]);
+        segments.to_original(&mut spans);
+        assert_eq!(spans, [(0, 1), (1, 2), (1, 2), (2, 3)]);
+    }
+
+    #[test]
+    fn nfc_composition_keeps_the_base_with_its_mark() {
+        let n = normalizer(Some(Form::Nfc), false);
+        let text = "xe\u{301}y"; // e + combining acute → é
+        let normalized = n.normalize(text);
+        assert_eq!(normalized, "xéy");
+        let segments = Segments::new(&n, text, &normalized);
+        let mut spans = byte_spans(&[1, 2, 1]);
+        segments.to_original(&mut spans);
+        assert_eq!(spans, [(0, 1), (1, 3), (3, 4)]);
+    }
+
+    #[test]
+    fn final_sigma_maps_letter_for_letter() {
+        let n = normalizer(None, true);
+        let text = "ΟΔΟΣ Σ";
+        let normalized = n.normalize(text);
+        assert_eq!(normalized, "οδος σ");
+        let segments = Segments::new(&n, text, &normalized);
+        let mut spans = byte_spans(&[2, 2, 2, 2, 1, 2]);
+        segments.to_original(&mut spans);
+        assert_eq!(spans, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]);
+    }
+
+    #[test]
+    fn hangul_jamo_map_to_their_syllable() {
+        let n = normalizer(Some(Form::Jamo), false);
+        let text = "한국";
+        let normalized = n.normalize(text);
+        assert_eq!(normalized.chars().count(), 6);
+        let segments = Segments::new(&n, text, &normalized);
+        // One span per jamo (3 bytes each).
+        let mut spans = byte_spans(&[3; 6]);
+        segments.to_original(&mut spans);
+        assert_eq!(spans, [(0, 1), (0, 1), (0, 1), (1, 2), (1, 2), (1, 2)]);
+    }
 }
