@@ -160,6 +160,22 @@ def test_explain_steps_of_a_tiktoken_word(base_url: str, models: dict) -> None:
         assert step["rank"] == min(ranks)
 
 
+def test_explain_of_a_whole_tiktoken_word_shows_its_merges_too(base_url: str, models: dict) -> None:
+    # " lowest" is one cl100k token: tiktoken takes it whole; its merges would build it too.
+    tok = models["cl100k"]
+    answer = call(base_url, "/api/explain", {"word": " lowest", "model": "cl100k"})[1]
+    assert answer["steps"] == [{"rank": tok.vocab["Ġlowest"], "pair": None, "symbols": ["Ġlowest"]}]
+    alone = answer["merges_alone"]
+    assert alone and alone[-1]["symbols"] == ["Ġlowest"]
+    before = answer["symbols"]
+    for step in alone:
+        ranks = [tok.vocab[a + b] for a, b in zip(before, before[1:]) if a + b in tok.vocab]
+        assert step["rank"] == min(ranks) == tok.vocab["".join(step["pair"])]
+        before = step["symbols"]
+    plain = call(base_url, "/api/explain", {"word": "lowest", "model": "textbook"})[1]
+    assert plain["merges_alone"] is None
+
+
 @pytest.mark.parametrize("tie_break", reference.TIE_BREAKS)
 def test_train_replay_equals_train(base_url: str, tie_break: str) -> None:
     tables = [

@@ -152,6 +152,19 @@ def test_tokens_merge_steps_and_replay(lab: dict, browser) -> None:
     assert stats.startswith(f"{len(ids)} tokens")
     shot(driver, "tokens")
 
+    # A cl100k word is one token, taken whole; the page shows how its merges would build it.
+    driver.find_elements("css selector", "#tokens .tok")[1].click()  # " pair"
+    alone = lambda d: d.find_elements("css selector", "#merges-alone tr.step")  # noqa: E731
+    wait_for(driver, lambda d: len(alone(d)) > 0, "merges of a whole cl100k word")
+    assert driver.find_element("id", "word").get_attribute("value") == " pair"
+    last = alone(driver)[-1].find_elements("css selector", ".sym")
+    assert [s.text for s in last] == ["\u0120pair"]
+    assert (
+        driver.find_element("css selector", "#merge-table .pair").text == "whole piece is a token"
+    )
+    shot(driver, "merge-steps-cl100k")
+    driver.find_element("css selector", "#tabs button[data-tab=tokens]").click()
+
     # Side by side: both models, each row the model's own tokens.
     driver.find_element("css selector", "#tabs button[data-tab=compare]").click()
     rows = lambda d: d.find_elements("css selector", "#compare .row")  # noqa: E731

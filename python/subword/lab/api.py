@@ -55,8 +55,10 @@ def explain(tok: Tokenizer, word: str) -> dict:
     its leading space, and is shown in the GPT-2 byte alphabet, `Ġ` for a space):
     `{"symbols", "steps": [{"rank", "pair", "symbols"}], "result", "lines", "tokens"}`.
     `lines` is what `subword explain --encode` prints; `tokens` is `tok.tokenize(word)`,
-    which `result` equals. A rank is the merge's place in the merge list, or for tiktoken
-    models (merged by token rank) the merged token's rank."""
+    which `result` equals. When the model takes a word that is a token whole (tiktoken),
+    `merges_alone` holds the steps its merges would take instead (else None). A rank is
+    the merge's place in the merge list, or for tiktoken models (merged by token rank) the
+    merged token's rank."""
     if not isinstance(word, str) or not word or len(word) > MAX_WORD_CHARS:
         raise InvalidInputError(f'"word" must be a string of 1 to {MAX_WORD_CHARS} characters')
     config = tok.config
@@ -81,6 +83,7 @@ def explain(tok: Tokenizer, word: str) -> dict:
     whole = "".join(start)
     lines: list[str] = []
     steps: list[dict] = []
+    merges_alone: list[dict] | None = None
     if config.ignore_merges and len(start) > 1 and whole in vocab:
         # The piece is itself a token: taken whole, no merge runs (tiktoken, some HF files).
         result = [whole]
@@ -90,6 +93,19 @@ def explain(tok: Tokenizer, word: str) -> dict:
             f"result: {tuple(result)!r}",
         ]
         steps.append({"rank": vocab[whole], "pair": None, "symbols": result})
+        # What the merges alone would do with it (the page shows it under the whole step).
+        alone: list[dict] = []
+        if config.merge_rule == "ranks":
+            _explain_ranks(vocab, start, [], alone)
+        else:
+            reference.apply(
+                start,
+                tok.merges,
+                on_step=lambda r, p, a: alone.append(
+                    {"rank": r, "pair": list(p), "symbols": list(a)}
+                ),
+            )
+        merges_alone = alone
     elif config.merge_rule == "ranks":
         result = _explain_ranks(vocab, start, lines, steps)
     else:
@@ -106,6 +122,7 @@ def explain(tok: Tokenizer, word: str) -> dict:
         "result": list(result),
         "lines": lines,
         "tokens": tok.tokenize(word),
+        "merges_alone": merges_alone,
     }
 
 

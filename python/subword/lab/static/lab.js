@@ -114,7 +114,8 @@ async function runEncode() {
 // before it for GPT-2-style byte-level models, whose words carry their leading space).
 function wordAt(text, start) {
   let a = start;
-  let b = start;
+  while (a < text.length && /\s/.test(text[a])) a++; // a token that starts with its space
+  let b = a;
   while (a > 0 && !/\s/.test(text[a - 1])) a--;
   while (b < text.length && !/\s/.test(text[b])) b++;
   const info = modelInfo(model());
@@ -183,9 +184,23 @@ function symbols(list, fresh) {
 async function runExplain() {
   const word = $("word").value;
   const result = await call("POST", "/api/explain", { word, model: model() });
+  const same = JSON.stringify(result.result) === JSON.stringify(result.tokens);
+  $("merges").replaceChildren(
+    el("p", {}, `${JSON.stringify(result.word)} with ${model()}: ${result.steps.length} merge steps`),
+    stepTable("merge-table", result.symbols, result.steps),
+    el("p", { id: "merge-result" }, "result: ", symbols(result.result)),
+    el("p", { class: same ? "ok" : "bad" },
+      same ? "the encoder gives the same tokens" : `the encoder gives ${JSON.stringify(result.tokens)} (its pre-tokenizer cuts this text into several words)`),
+    el("pre", { class: "mono" }, result.lines.join("\n")),
+    result.merges_alone ? el("p", {}, "The model takes this word whole, as it is a token; its merges alone would build it like this:") : null,
+    result.merges_alone ? stepTable("merges-alone", result.symbols, result.merges_alone) : null
+  );
+}
+
+function stepTable(id, start, steps) {
   const rows = [el("tr", {}, el("th", {}, "step"), el("th", {}, "rank"), el("th", {}, "pair"), el("th", {}, "symbols after"))];
-  rows.push(el("tr", { class: "initial" }, el("td", {}, "0"), el("td", {}, ""), el("td", {}, "split into symbols"), el("td", {}, symbols(result.symbols))));
-  result.steps.forEach((step, i) => {
+  rows.push(el("tr", { class: "initial" }, el("td", {}, "0"), el("td", {}, ""), el("td", {}, "split into symbols"), el("td", {}, symbols(start))));
+  steps.forEach((step, i) => {
     const pair = step.pair ? `${step.pair[0]} + ${step.pair[1]}` : "whole piece is a token";
     const fresh = step.pair ? step.pair[0] + step.pair[1] : step.symbols[0];
     rows.push(
@@ -193,15 +208,7 @@ async function runExplain() {
         el("td", { class: "mono pair" }, pair), el("td", {}, symbols(step.symbols, fresh)))
     );
   });
-  const same = JSON.stringify(result.result) === JSON.stringify(result.tokens);
-  $("merges").replaceChildren(
-    el("p", {}, `${JSON.stringify(result.word)} with ${model()}: ${result.steps.length} merge steps`),
-    el("table", { id: "merge-table" }, ...rows),
-    el("p", { id: "merge-result" }, "result: ", symbols(result.result)),
-    el("p", { class: same ? "ok" : "bad" },
-      same ? "the encoder gives the same tokens" : `the encoder gives ${JSON.stringify(result.tokens)} (its pre-tokenizer cuts this text into several words)`),
-    el("pre", { class: "mono" }, result.lines.join("\n"))
-  );
+  return el("table", { id }, ...rows);
 }
 
 // --- training replay -------------------------------------------------------------------
