@@ -23,6 +23,17 @@ PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --upgrade pip
 "$PY" -m pip install --quiet "maturin>=1.5,<2"
 
+# Headless Chromium and its driver for the lab's browser test (tests/test_lab_browser.py).
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "== apt-get install chromium chromium-driver"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    else
+        echo "chromium/chromedriver missing: the browser test will skip (fail under CI=true)"
+    fi
+fi
+
 echo "== build the wheel"
 rm -rf target/wheels-ci
 "$VENV/bin/maturin" build --release --quiet --interpreter "$PY" --out target/wheels-ci

@@ -108,3 +108,18 @@ def test_subword_nmt_workflow(corpus: Path, tmp_path: Path) -> None:
     nmt.apply_codes(tmp_path / "codes.bpe", corpus, tmp_path / "out.bpe")
     vocab = nmt.get_vocab(tmp_path / "out.bpe", tmp_path / "vocab.txt")
     assert vocab and (tmp_path / "vocab.txt").read_text(encoding="utf-8")
+
+
+def test_everyday_calls(corpus: Path) -> None:
+    """Offsets, counting, truncation, streaming decode and array decode on a byte model."""
+    tok = subword.train([corpus], num_merges=40, min_frequency=1, kind="byte")
+    line = "the lowest 한국어 🙂"
+    ids, spans = tok.encode_with_offsets(line)
+    assert ids == tok.encode(line) and spans[0][0] == 0 and spans[-1][1] == len(line)
+    assert tok.count(line) == len(ids) and tok.count_batch([line, ""]) == [len(ids), 0]
+    assert tok.encode(line, max_tokens=2) == ids[:2]
+    assert line.startswith(tok.truncate(line, 3))
+    stream = tok.decode_stream()
+    assert "".join(stream.step(i) for i in ids) + stream.flush() == line
+    flat, offsets = tok.encode_batch_to_numpy([line, "low"])
+    assert tok.decode_batch(flat, offsets=offsets) == [line, "low"]

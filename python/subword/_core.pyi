@@ -90,6 +90,25 @@ def read_tiktoken_ranks(
     """A `.tiktoken` file's (token bytes, rank) pairs in file order; a malformed line, a
     duplicate, a missing byte or a special token on a rank's id is a FormatError."""
 
+# --- everyday calls on a Model (src/bindings/calls.rs) ------------------------------------
+def encode_with_offsets(
+    model: Model, text: str, specials: Specials | None = None, forbidden: Specials | None = None
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """`Model.encode`'s ids and each token's (start, end) character span of `text`."""
+
+def count(
+    model: Model, text: str, specials: Specials | None = None, forbidden: Specials | None = None
+) -> int: ...
+def count_batch(
+    model: Model,
+    texts: Sequence[str],
+    specials: Specials | None = None,
+    forbidden: Specials | None = None,
+    num_threads: int | None = None,
+) -> list[int]: ...
+def token_part(model: Model, id: int) -> tuple[bytes, bool]:
+    """One id's bytes (end-of-word space kept) and whether it starts a word (greedy)."""
+
 def train(
     counter: WordCounter, options: Options | None = None
 ) -> tuple[list[str], list[tuple[str, str]]]:

@@ -312,6 +312,7 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
         dropout: float | None = None,
         seed: int = 0,
+        max_tokens: int | None = None,
     ) -> list[int]:
         """Token ids of `text`. Special tokens follow tiktoken's rules: those in
         `allowed_special` are encoded as themselves; finding one of `disallowed_special`
@@ -319,7 +320,19 @@ class Tokenizer:
 
         dropout: BPE-dropout — each merge is skipped with this probability when its turn
         comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
-        symbols."""
+        symbols. max_tokens: at most this many ids, the first ones (`encode(text)[:N]`)."""
+        if max_tokens is not None:
+            from subword.offsets import check_max_tokens
+
+            limit = check_max_tokens(max_tokens)
+            ids = self.encode(
+                text,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                dropout=dropout,
+                seed=seed,
+            )
+            return ids[:limit]
         matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
         if self._clean is not None or self._python_pre_tokenizer is not None or dropout:
             text = utf8_safe(self._clean(text) if self._clean is not None else text)
@@ -465,6 +478,74 @@ class Tokenizer:
             texts = [utf8_safe(t) for t in texts]
             return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
 
+    # --- offsets, counting, truncation (subword.offsets, src/pipeline/) ------------------
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = _NO_SPECIALS,
+        disallowed_special: SpecialSet = "all",
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """`encode`'s ids and, for each token, the (start, end) character span of `text` it
+        comes from. A token that starts inside a multi-byte character starts at that
+        character (tiktoken's `decode_with_offsets`); the rules for normalized and cleaned
+        text are in `subword.offsets`."""
+        from subword.offsets import encode_with_offsets
+
+        return encode_with_offsets(self, text, allowed_special, disallowed_special)
+
+    def count(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = _NO_SPECIALS,
+        disallowed_special: SpecialSet = "all",
+    ) -> int:
+        """`len(encode(text))`, without building the list of ids."""
+        if self._python_pre_tokenizer is not None:
+            return len(
+                self.encode(
+                    text, allowed_special=allowed_special, disallowed_special=disallowed_special
+                )
+            )
+        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+        text = utf8_safe(self._clean(text) if self._clean is not None else text)
+        return _core.count(self._core, text, matcher, forbidden)
+
+    def count_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: int | None = None,
+        allowed_special: SpecialSet = _NO_SPECIALS,
+        disallowed_special: SpecialSet = "all",
+    ) -> list[int]:
+        """`count` of each text, in parallel as `encode_batch`; results in input order."""
+        if self._python_pre_tokenizer is not None:
+            batch = self.encode_batch(
+                texts, allowed_special=allowed_special, disallowed_special=disallowed_special
+            )
+            return [len(ids) for ids in batch]
+        texts, matcher, forbidden = self._batch_inputs(
+            texts, allowed_special, disallowed_special, num_threads
+        )
+        texts = [utf8_safe(t) for t in texts]
+        return _core.count_batch(self._core, texts, matcher, forbidden, num_threads)
+
+    def truncate(
+        self,
+        text: str,
+        max_tokens: int,
+        *,
+        allowed_special: SpecialSet = _NO_SPECIALS,
+        disallowed_special: SpecialSet = "all",
+    ) -> str:
+        """The start of `text` that the first `max_tokens` tokens cover, cut at a token
+        boundary: a character split between token N and token N + 1 is left out."""
+        from subword.offsets import truncate
+
+        return truncate(self, text, max_tokens, allowed_special, disallowed_special)
+
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (what `encode` gives, before ids)."""
         to_token = self._id_to_token
@@ -489,9 +570,31 @@ class Tokenizer:
         return joiner(text.split(" ") if self.config.end_of_word != "none" else [text])
 
     def decode_batch(
-        self, batch: Iterable[Iterable[int]], errors: str = "replace", *, join: bool = True
+        self,
+        batch: Iterable[Iterable[int]],
+        errors: str = "replace",
+        *,
+        join: bool = True,
+        offsets: Any = None,
     ) -> list[str]:
+        """The text of each id list. With `offsets`, `batch` is one flat array of ids and
+        text i is `batch[offsets[i]:offsets[i + 1]]` (what `encode_batch_to_numpy`
+        returns)."""
+        if offsets is not None:
+            from subword.offsets import split_flat
+
+            batch = split_flat(batch, offsets)
         return [self.decode(ids, errors, join=join) for ids in batch]
+
+    def decode_stream(
+        self, skip_special_tokens: bool = False, prompt_ids: Iterable[int] | None = None
+    ):
+        """A `subword.streaming.DecodeStream`: `step(id)` returns the text that became
+        complete, `flush()` the rest. `prompt_ids` are ids already shown, so that the
+        continuation starts where they left off (mid-character, after a word's end)."""
+        from subword.streaming import DecodeStream
+
+        return DecodeStream(self, skip_special_tokens, prompt_ids)
 
     # --- persistence -------------------------------------------------------------------
     def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:

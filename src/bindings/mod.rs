@@ -9,6 +9,7 @@
 //! - `_core._testing`: hooks used only by tests (`testing`);
 //! - `parallel` (`pool`): how work that may use the rayon pool runs, also in forked processes.
 
+mod calls;
 mod compress;
 mod counter;
 mod errors;
@@ -39,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::train, m)?)?;
     m.add_function(wrap_pyfunction!(model::recover_merge_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(model::read_tiktoken_ranks, m)?)?;
+    calls::register(m)?;
     compress::register(m)?;
     nmt::register(m)?;
     testing::register(m)?;

@@ -15,7 +15,7 @@ use crate::pipeline::Tokenizer;
 /// A built tokenizer model: encode and decode.
 #[pyclass(module = "subword._core", frozen, name = "Model")]
 pub(super) struct PyModel {
-    inner: Tokenizer,
+    pub(super) inner: Tokenizer,
     /// The Python int of every id, made once: a list of ids is then built by reference,
     /// not by allocating an int per token (which was most of the cost of list output).
     ints: Vec<Py<PyAny>>,
@@ -267,7 +267,11 @@ fn shown(item: &Bound<'_, PyAny>) -> String {
 const DETACH_MIN_BYTES: usize = 2048;
 
 /// Runs `work` on `text` without the GIL when the text is long enough to be worth it.
-fn detached_if_long<T: Send>(py: Python<'_>, text: &str, work: impl FnOnce() -> T + Send) -> T {
+pub(super) fn detached_if_long<T: Send>(
+    py: Python<'_>,
+    text: &str,
+    work: impl FnOnce() -> T + Send,
+) -> T {
     if text.len() < DETACH_MIN_BYTES {
         work()
     } else {
@@ -276,7 +280,7 @@ fn detached_if_long<T: Send>(py: Python<'_>, text: &str, work: impl FnOnce() -> 
 }
 
 /// Runs `work` without the GIL, on the global rayon pool or on `num_threads` threads.
-fn on_threads<T: Send>(
+pub(super) fn on_threads<T: Send>(
     py: Python<'_>,
     num_threads: Option<usize>,
     work: impl FnOnce() -> crate::error::Result<T> + Send + Sync,

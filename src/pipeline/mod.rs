@@ -7,9 +7,12 @@
 //! tokens) and is immutable afterwards, so one serves all threads.
 
 pub mod cache;
+mod count;
 mod decode;
 mod encode;
+pub mod offsets;
 pub mod specials;
+mod stream;
 #[cfg(test)]
 mod tests;
 

@@ -19,6 +19,9 @@ COMMANDS = {
     "learn-bpe": "nmt",  # learn-bpe, apply-bpe and get-vocab, as subword-nmt
     "apply-bpe": "nmt",
     "get-vocab": "nmt",
+    # The tokenizer lab (a local web page) and its static report.
+    "lab": "lab",
+    "report": "lab",
 }
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 

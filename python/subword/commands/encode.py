@@ -47,6 +47,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="special tokens whose presence is an error: 'all' (default: every special "
         "token not allowed), 'none' (treat them as ordinary text), or a list",
     )
+    enc.add_argument(
+        "--count",
+        action="store_true",
+        help="print the number of tokens of each line instead of its ids",
+    )
+    enc.add_argument(
+        "--max-tokens",
+        type=int_arg,
+        metavar="N",
+        help="keep the first N ids of each line (as the API's encode(max_tokens=N))",
+    )
     enc.add_argument("--errors", choices=("strict", "replace"), default="strict")
     enc.add_argument("--dropout", type=float, metavar="P", help="BPE-dropout probability")
     enc.add_argument("--seed", type=int_arg, default=0, help="seed for --dropout (default 0)")
@@ -109,11 +120,23 @@ def run_encode(args: argparse.Namespace) -> int:
         raise UsageError(f"--dropout must be between 0 and 1, got {args.dropout}")
     if args.seed < 0:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    if args.max_tokens is not None and args.max_tokens < 0:
+        raise UsageError(f"--max-tokens must be >= 0, got {args.max_tokens}")
+    if args.count and (args.tokens or args.dropout is not None or args.max_tokens is not None):
+        raise UsageError(
+            "--count prints counts: it does not combine with --tokens, --dropout or --max-tokens"
+        )
     check_inputs(args.inputs)
     tok = subword.load(args.model)
     allowed, disallowed = _special_sets(args)
     with output(args.output) as out:
         for number, batch in enumerate(_batches(read_lines(args.inputs, args.errors), _BATCH)):
+            if args.count:
+                counts = tok.count_batch(
+                    batch, allowed_special=allowed, disallowed_special=disallowed
+                )
+                out.write("".join(f"{n}\n" for n in counts))
+                continue
             if args.dropout is None:
                 encoded = tok.encode_batch(
                     batch, allowed_special=allowed, disallowed_special=disallowed
@@ -131,6 +154,8 @@ def run_encode(args: argparse.Namespace) -> int:
                     )
                     for i, line in enumerate(batch)
                 ]
+            if args.max_tokens is not None:
+                encoded = [ids[: args.max_tokens] for ids in encoded]
             for ids in encoded:
                 if args.tokens:
                     out.write(" ".join(tok.id_to_token(i) or "" for i in ids) + "\n")

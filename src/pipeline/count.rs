@@ -1,0 +1,55 @@
+//! Counting: how many tokens `encode` gives, without handing the ids to the caller. The
+//! ids go into one reused buffer per thread, so a count costs an encode and nothing else.
+
+use super::specials::SpecialMatcher;
+use super::Tokenizer;
+use crate::error::{Error, Result};
+
+impl Tokenizer {
+    /// `encode(text, specials).len()`; a `forbidden` special token in `text` is an error.
+    pub fn count(
+        &self,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<usize> {
+        let mut buffer = Vec::new();
+        self.count_into(text, specials, forbidden, &mut buffer)
+    }
+
+    fn count_into(
+        &self,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        buffer: &mut Vec<u32>,
+    ) -> Result<usize> {
+        if let Some(forbidden) = forbidden {
+            forbidden.refuse_in(text)?;
+        }
+        buffer.clear();
+        self.encode_into(text, specials, buffer)?;
+        Ok(buffer.len())
+    }
+
+    /// `count` of each text on the rayon pool, in input order; an error names the text.
+    pub fn count_batch(
+        &self,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<Vec<usize>> {
+        use rayon::prelude::*;
+        texts
+            .par_iter()
+            .enumerate()
+            .map_init(Vec::new, |buffer, (i, text)| {
+                self.count_into(text, specials, forbidden, buffer)
+                    .map_err(|e| Error {
+                        message: format!("text {i} of the batch: {}", e.message),
+                        ..e
+                    })
+            })
+            .collect()
+    }
+}
