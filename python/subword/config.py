@@ -203,3 +203,16 @@ class TrainConfig:
             if token in seen:
                 raise InvalidInputError(f"special_tokens: {token!r} is given twice")
             seen.add(token)
+
+
+def check_ids(spec: ModelSpec) -> None:
+    """Every id is an integer below `id_limit` of the number of entries."""
+    entries = len(spec.vocab) + len(spec.special_tokens)
+    limit = id_limit(entries)
+    for where, table in (("vocab", spec.vocab), ("special_tokens", spec.special_tokens)):
+        for token, id_ in table.items():
+            if isinstance(id_, bool) or not isinstance(id_, int) or not 0 <= id_ < limit:
+                raise InvalidInputError(
+                    f"{where}: the id of {token!r} is {id_!r}; with {entries} entries ids "
+                    f"must be integers from 0 to {limit - 1}"
+                )

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from subword import _core
 from subword import pre_tokenizers as pretokenizers
-from subword.config import ModelSpec, TokenizerConfig, id_limit
+from subword.config import ModelSpec, TokenizerConfig, check_ids
 from subword.errors import InvalidInputError
 
 SpecialSet = Collection[str] | Literal["all"]
@@ -104,19 +104,6 @@ def _split_specials(text: str, tokens: list[str]) -> list[str]:
     return [part for part in re.split(f"({pattern})", text) if part]
 
 
-def check_ids(spec: ModelSpec) -> None:
-    """Every id is an integer below `id_limit` of the number of entries."""
-    entries = len(spec.vocab) + len(spec.special_tokens)
-    limit = id_limit(entries)
-    for where, table in (("vocab", spec.vocab), ("special_tokens", spec.special_tokens)):
-        for token, id_ in table.items():
-            if isinstance(id_, bool) or not isinstance(id_, int) or not 0 <= id_ < limit:
-                raise InvalidInputError(
-                    f"{where}: the id of {token!r} is {id_!r}; with {entries} entries ids "
-                    f"must be integers from 0 to {limit - 1}"
-                )
-
-
 class Tokenizer:
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
@@ -175,6 +162,8 @@ class Tokenizer:
         self._clean = _cleaner(config.clean)
         self._id_to_token_map: dict[int, str] | None = None
         self._python_pre_tokenizer = pretokenizers.get(config)
+        # Encoded by the core alone: no cleaning or pre-tokenizing in Python.
+        self._plain = self._clean is None and self._python_pre_tokenizer is None
         if self._python_pre_tokenizer is not None:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
@@ -321,6 +310,16 @@ class Tokenizer:
         dropout: BPE-dropout — each merge is skipped with this probability when its turn
         comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
         symbols. max_tokens: at most this many ids, the first ones (`encode(text)[:N]`)."""
+        if self._plain and dropout is None and max_tokens is None:
+            # The common call, first: its Python costs as much as encoding a short line.
+            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
+                matcher, forbidden = self._default_plan
+            else:
+                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+            try:
+                return self._core.encode(text, matcher, forbidden)
+            except UnicodeEncodeError:  # lone surrogates: as tiktoken
+                return self._core.encode(without_surrogates(text), matcher, forbidden)
         if max_tokens is not None:
             from subword.offsets import check_max_tokens
 
@@ -350,10 +349,7 @@ class Tokenizer:
                     f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}"
                 )
             return self._core.encode(text, matcher, forbidden, float(dropout), seed)
-        try:
-            return self._core.encode(text, matcher, forbidden)
-        except UnicodeEncodeError:  # lone surrogates: as tiktoken
-            return self._core.encode(without_surrogates(text), matcher, forbidden)
+        return self._core.encode(text, matcher, forbidden)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of `text`, with special tokens treated as ordinary text."""
