@@ -312,7 +312,9 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
             return false;
         }
     }
-    a8.remainder() == b8.remainder()
+    // The last 0 to 7 bytes one by one: a slice comparison would call memcmp again.
+    let (ra, rb) = (a8.remainder(), b8.remainder());
+    ra.len() == rb.len() && ra.iter().zip(rb).all(|(x, y)| x == y)
 }
 
 #[cfg(test)]
