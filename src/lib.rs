@@ -7,6 +7,7 @@
 //! cache, encode → ids, decode).
 //! `nmt` is subword-nmt's learn-bpe, apply-bpe and get-vocab, byte-identical.
 //! `compress` is the separate Gage (1994) byte-pair compression algorithm.
+//! `formats` reads the model files too large to read quickly in Python (`.tiktoken`).
 //! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 //!
