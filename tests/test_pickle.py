@@ -66,7 +66,9 @@ def test_cl100k_pickles_small_and_identical(cl100k_path) -> None:
 
 def _batch_in_child(texts: list[str]) -> tuple[list[list[int]], list[tuple[str, str]]]:
     trained = subword.train(iter(texts), num_merges=5, min_frequency=1)
-    return _TOKENIZER_FOR_FORK.encode_batch(texts), trained.merges
+    on_one_thread = _TOKENIZER_FOR_FORK.encode_batch(texts, num_threads=1)
+    assert on_one_thread == _TOKENIZER_FOR_FORK.encode_batch(texts)
+    return on_one_thread, trained.merges
 
 
 _TOKENIZER_FOR_FORK = subword.train(WORDS, num_merges=10, min_frequency=1)
@@ -75,8 +77,9 @@ _TOKENIZER_FOR_FORK = subword.train(WORDS, num_merges=10, min_frequency=1)
 def test_batches_in_a_child_forked_after_the_parent_used_threads() -> None:
     """rayon's pool has no threads in a forked child; parallel work there must not hang."""
     texts = ["the lowest newer widest"] * 50
-    # Both start the pool in this process.
+    # These start the global pool, and a pool of one thread kept for the next call.
     expected = _TOKENIZER_FOR_FORK.encode_batch(texts)
+    assert _TOKENIZER_FOR_FORK.encode_batch(texts, num_threads=1) == expected
     merges = subword.train(iter(texts), num_merges=5, min_frequency=1).merges
     context = multiprocessing.get_context("fork")
     with context.Pool(1) as pool:

@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 // What `nmt.rs` takes from here.
 use counter::WordCounter;
 pub(crate) use errors::to_py_err;
-pub(crate) use pool::parallel;
+pub(crate) use pool::{parallel, parallel_on};
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

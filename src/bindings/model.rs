@@ -7,7 +7,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 
 use super::errors::{invalid_input, to_py_err};
 use super::options::model_config;
-use super::parallel;
+use super::parallel_on;
 use super::specials::Specials;
 use crate::formats::tiktoken;
 use crate::pipeline::Tokenizer;
@@ -285,17 +285,7 @@ pub(super) fn on_threads<T: Send>(
     num_threads: Option<usize>,
     work: impl FnOnce() -> crate::error::Result<T> + Send + Sync,
 ) -> PyResult<T> {
-    let result = match num_threads {
-        None => parallel(py, work)?,
-        Some(n) => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| invalid_input(format!("cannot start {n} threads: {e}")))?;
-            py.detach(|| pool.install(work))
-        }
-    };
-    result.map_err(to_py_err)
+    parallel_on(py, num_threads, work)?.map_err(to_py_err)
 }
 
 /// Where the merge that builds each token of a ranked byte vocabulary, (token, rank)

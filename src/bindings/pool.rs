@@ -5,6 +5,10 @@
 //! pool without its threads, so the first parallel call there would wait forever. Work
 //! that may run on the pool goes through `parallel`: in the process that first used the
 //! pool it runs as usual; in a forked child it runs on a pool of the child's own.
+//!
+//! Work on a chosen number of threads (`num_threads=`) goes through `parallel_on`, whose
+//! pools are kept for the next call of the same size: a new pool has new threads, and each
+//! thread's piece cache (`pipeline/cache.rs`) would start empty at every call.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -17,6 +21,10 @@ use super::errors::invalid_input;
 static GLOBAL_POOL_PID: OnceLock<u32> = OnceLock::new();
 /// A forked child's pool, with the child's pid.
 static CHILD_POOL: Mutex<Option<(u32, Arc<ThreadPool>)>> = Mutex::new(None);
+/// Pools of a chosen size: (pid, threads, pool), the most recently used last.
+static SIZED_POOLS: Mutex<Vec<(u32, usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+/// Sizes kept at once; the least recently used goes first.
+const SIZED_POOLS_KEPT: usize = 4;
 
 /// Runs `work` without the GIL on a pool whose threads exist in this process.
 pub(crate) fn parallel<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
@@ -46,5 +54,44 @@ fn child_pool(pid: u32) -> PyResult<Arc<ThreadPool>> {
             .map_err(|e| invalid_input(format!("cannot start worker threads: {e}")))?,
     );
     *slot = Some((pid, pool.clone()));
+    Ok(pool)
+}
+
+/// `parallel`, or on a pool of `threads` threads (kept for the next call of that size).
+pub(crate) fn parallel_on<T: Send>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let Some(n) = threads else {
+        return parallel(py, work);
+    };
+    let pool = sized_pool(n)?;
+    Ok(py.detach(|| pool.install(work)))
+}
+
+fn sized_pool(n: usize) -> PyResult<Arc<ThreadPool>> {
+    let pid = std::process::id();
+    let mut pools = SIZED_POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    // Pools inherited through fork have no threads here (see `child_pool`).
+    for inherited in pools.extract_if(.., |(owner, _, _)| *owner != pid) {
+        std::mem::forget(inherited);
+    }
+    if let Some(at) = pools.iter().position(|(_, size, _)| *size == n) {
+        let entry = pools.remove(at);
+        let pool = entry.2.clone();
+        pools.push(entry);
+        return Ok(pool);
+    }
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| invalid_input(format!("cannot start {n} threads: {e}")))?,
+    );
+    if pools.len() >= SIZED_POOLS_KEPT {
+        pools.remove(0);
+    }
+    pools.push((pid, n, pool.clone()));
     Ok(pool)
 }
