@@ -8,7 +8,8 @@
 //! `nmt` is subword-nmt's learn-bpe, apply-bpe and get-vocab, byte-identical.
 //! `compress` is the separate Gage (1994) byte-pair compression algorithm.
 //! `formats` reads the model files too large to read quickly in Python (`.tiktoken`).
-//! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors.
+//! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors;
+//! `threads` runs two table builds side by side when a large model is built.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 //!
 //! Dependencies point one way: `pipeline` → `algorithms` → `symbols`; `train` and `count`
@@ -25,6 +26,7 @@ pub mod pipeline;
 pub mod pretokenize;
 pub mod rng;
 pub mod symbols;
+pub mod threads;
 pub mod train;
 
 #[cfg(test)]

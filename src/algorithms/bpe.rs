@@ -57,12 +57,13 @@ impl Bpe {
         unknown: Unknown,
         token_bytes: &[Vec<u8>],
     ) -> Result<Self> {
-        // Not built on the rayon pool, though the tables are independent: a process forked
-        // after the pool started (multiprocessing's default on Linux) has no pool threads,
-        // and unpickling a tokenizer there would wait forever.
-        let joined = (rules.kind == Kind::Byte).then(|| joined_bytes(vocab, token_bytes));
+        let (merges, joined) = crate::threads::beside(
+            vocab.len(),
+            || build_merges(vocab, merges, merge_rule),
+            || (rules.kind == Kind::Byte).then(|| joined_bytes(vocab, token_bytes)),
+        );
         let mut bpe = Bpe {
-            merges: build_merges(vocab, merges, merge_rule)?,
+            merges: merges?,
             rules: rules.clone(),
             unknown,
             char_ids: FxHashMap::default(),

@@ -1,6 +1,10 @@
 //! `.tiktoken` files: one `<base64 token bytes> <rank>` line per token, read strictly (as
 //! tiktoken's loader reads them, but every malformed line is an error naming its line).
 
+use std::hash::BuildHasher;
+
+use rustc_hash::FxBuildHasher;
+
 use crate::error::{Error, Location, Result};
 use base64::alphabet::STANDARD;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -57,11 +61,24 @@ pub fn read_ranks(
         }
         found
     };
-    let mut by_rank: Vec<u32> = (0..ranks.len() as u32).collect();
-    by_rank.sort_by_key(|&i| ranks[i as usize]);
-    let rank_repeat = first_repeat(&by_rank, &|a, b| ranks[a] == ranks[b]);
+    // Files list ranks in increasing order: then none repeats and nothing needs sorting.
+    let rank_repeat = if ranks.windows(2).all(|w| w[0] < w[1]) {
+        None
+    } else {
+        let mut by_rank: Vec<u32> = (0..ranks.len() as u32).collect();
+        by_rank.sort_by_key(|&i| ranks[i as usize]);
+        first_repeat(&by_rank, &|a, b| ranks[a] == ranks[b])
+    };
+    // Tokens are sorted by their hash (integer compares), then by their bytes: equal tokens
+    // end up side by side all the same.
+    let hashes: Vec<u64> = tokens.iter().map(|t| FxBuildHasher.hash_one(t)).collect();
     let mut by_token: Vec<u32> = (0..tokens.len() as u32).collect();
-    by_token.sort_by(|&a, &b| tokens[a as usize].cmp(&tokens[b as usize]));
+    by_token.sort_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        hashes[a]
+            .cmp(&hashes[b])
+            .then_with(|| tokens[a].cmp(&tokens[b]))
+    });
     let token_repeat = first_repeat(&by_token, &|a, b| tokens[a] == tokens[b]);
     let repeat = match (rank_repeat, token_repeat) {
         (Some(r), Some(t)) if t.0 < r.0 => Some((t, false)),

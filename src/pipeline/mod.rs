@@ -114,42 +114,30 @@ impl Tokenizer {
         for (token, id) in &specials {
             tokens[*id as usize] = token.clone();
         }
-        let (algorithm, token_bytes) = match &config.algorithm {
+        let (algorithm, token_bytes, piece_ids) = match &config.algorithm {
             AlgorithmConfig::Greedy { prefix } => {
                 let greedy = Greedy::new(&map, size, prefix, &config.rules, config.unknown)?;
                 let bytes = decode::token_bytes(&tokens, &specials, &config.rules, Some(&greedy));
-                (Algorithm::Greedy(greedy), bytes)
+                let pieces = whole_pieces(&config, &map, &bytes);
+                (Algorithm::Greedy(greedy), bytes, pieces)
             }
             AlgorithmConfig::Bpe { merge_rule } => {
                 let bytes = decode::token_bytes(&tokens, &specials, &config.rules, None);
-                let bpe = Bpe::new(
-                    &map,
-                    merges,
-                    *merge_rule,
-                    &config.rules,
-                    config.unknown,
-                    &bytes,
-                )?;
-                (Algorithm::Bpe(bpe), bytes)
+                let bpe = || {
+                    Bpe::new(
+                        &map,
+                        merges,
+                        *merge_rule,
+                        &config.rules,
+                        config.unknown,
+                        &bytes,
+                    )
+                };
+                let (bpe, pieces) =
+                    crate::threads::beside(map.len(), bpe, || whole_pieces(&config, &map, &bytes));
+                (Algorithm::Bpe(bpe?), bytes, pieces)
             }
         };
-        let mut piece_ids = PieceIds::default();
-        let rules = &config.rules;
-        if config.ignore_merges
-            && rules.kind == Kind::Byte
-            && rules.end_of_word != EndOfWord::Attached
-        {
-            for (token, &id) in &map {
-                if !token.chars().all(|c| unicode_to_byte(c).is_some()) {
-                    continue;
-                }
-                // With no end-of-word symbol the decoded bytes are the token's own.
-                match rules.end_of_word {
-                    EndOfWord::None => piece_ids.insert(&token_bytes[id as usize], id),
-                    _ => piece_ids.insert(&byte_level_bytes(token).unwrap_or_default(), id),
-                }
-            }
-        }
         let special_pieces = if config.specials_in_pattern {
             specials.iter().cloned().collect()
         } else {
@@ -191,4 +179,24 @@ impl Tokenizer {
                 .filter(|(t, _)| !self.vocab.contains_key(t))
                 .count()
     }
+}
+
+/// Whole pieces that are tokens (`ignore_merges`), by their bytes.
+fn whole_pieces(config: &TokenizerConfig, map: &Vocab, token_bytes: &[Vec<u8>]) -> PieceIds {
+    let mut piece_ids = PieceIds::default();
+    let rules = &config.rules;
+    if config.ignore_merges && rules.kind == Kind::Byte && rules.end_of_word != EndOfWord::Attached
+    {
+        for (token, &id) in map {
+            if !token.chars().all(|c| unicode_to_byte(c).is_some()) {
+                continue;
+            }
+            // With no end-of-word symbol the decoded bytes are the token's own.
+            match rules.end_of_word {
+                EndOfWord::None => piece_ids.insert(&token_bytes[id as usize], id),
+                _ => piece_ids.insert(&byte_level_bytes(token).unwrap_or_default(), id),
+            }
+        }
+    }
+    piece_ids
 }
