@@ -56,7 +56,7 @@ impl PyModel {
         let model = py
             .detach(|| {
                 let ranks = tiktoken::read_ranks(data, path, &specials)?;
-                Tokenizer::from_byte_ranks(config, &ranks, specials)
+                Tokenizer::from_byte_ranks(config, ranks, specials)
             })
             .map_err(to_py_err)?;
         Self::wrap(py, model)

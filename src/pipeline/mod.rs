@@ -71,6 +71,18 @@ impl Tokenizer {
         merges: &[(String, String)],
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
+        Self::build(config, vocab, merges, specials, None)
+    }
+
+    /// `new`, given the bytes of the ordinary tokens by id when the caller has them (a
+    /// byte-level model read from its bytes): they are not decoded again from the names.
+    fn build(
+        config: TokenizerConfig,
+        vocab: Vec<(String, u32)>,
+        merges: &[(String, String)],
+        specials: Vec<(String, u32)>,
+        known_bytes: Option<Vec<Vec<u8>>>,
+    ) -> Result<Self> {
         // The id → token table has max id + 1 entries: refuse ids far past the number of
         // tokens, so that a forged id cannot make it allocate gigabytes. Specials count
         // twice: files list them in their vocabulary too, and the Python check
@@ -122,7 +134,16 @@ impl Tokenizer {
                 (Algorithm::Greedy(greedy), bytes, pieces)
             }
             AlgorithmConfig::Bpe { merge_rule } => {
-                let bytes = decode::token_bytes(&tokens, &specials, &config.rules, None);
+                let bytes = match known_bytes {
+                    Some(mut bytes) if bytes.len() <= size => {
+                        bytes.resize(size, Vec::new());
+                        for (token, id) in &specials {
+                            bytes[*id as usize] = token.as_bytes().to_vec();
+                        }
+                        bytes
+                    }
+                    _ => decode::token_bytes(&tokens, &specials, &config.rules, None),
+                };
                 let bpe = || {
                     Bpe::new(
                         &map,
@@ -160,7 +181,7 @@ impl Tokenizer {
     /// named with the GPT-2 byte table as every byte-level vocabulary here is.
     pub fn from_byte_ranks(
         config: TokenizerConfig,
-        ranks: &[(Vec<u8>, u32)],
+        ranks: Vec<(Vec<u8>, u32)>,
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
         let table = byte_to_unicode();
@@ -168,7 +189,23 @@ impl Tokenizer {
             .iter()
             .map(|(bytes, rank)| (bytes.iter().map(|&b| table[b as usize]).collect(), *rank))
             .collect();
-        Self::new(config, vocab, &[], specials)
+        // The bytes `decode::token_bytes` would give, moved rather than decoded again: with no
+        // end-of-word symbol a byte-level token decodes to its own bytes. (Ranks past the
+        // id limit are left to `build`, which refuses them before allocating.)
+        let size = ranks
+            .iter()
+            .map(|(_, r)| *r as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let plain = config.rules.kind == Kind::Byte && config.rules.end_of_word == EndOfWord::None;
+        let known = (plain && size <= 2 * ranks.len() + 1024).then(|| {
+            let mut bytes = vec![Vec::new(); size];
+            for (token, rank) in ranks {
+                bytes[rank as usize] = token;
+            }
+            bytes
+        });
+        Self::build(config, vocab, &[], specials, known)
     }
 
     pub fn vocab_size(&self) -> usize {

@@ -308,3 +308,31 @@ fn decode_round_trips() {
     assert_eq!(b.decode_bytes(&ids).unwrap(), text.as_bytes());
     assert!(b.decode_bytes(&[999]).is_err());
 }
+
+#[test]
+fn built_from_byte_ranks_as_from_names() {
+    let c = || TokenizerConfig {
+        pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
+        ignore_merges: true,
+        ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks))
+    };
+    let table = byte_to_unicode();
+    let ranks: Vec<(Vec<u8>, u32)> = (0..=255u8)
+        .map(|b| vec![b])
+        .chain(["ab", " ab", "abab", "ba", "é"].map(|t| t.as_bytes().to_vec()))
+        .enumerate()
+        .map(|(id, bytes)| (bytes, id as u32))
+        .collect();
+    let names: Vec<(String, u32)> = ranks
+        .iter()
+        .map(|(bytes, id)| (bytes.iter().map(|&b| table[b as usize]).collect(), *id))
+        .collect();
+    let specials = vec![("<|end|>".to_string(), 300)];
+    let a = Tokenizer::new(c(), names, &[], specials.clone()).unwrap();
+    let b = Tokenizer::from_byte_ranks(c(), ranks, specials).unwrap();
+    assert_eq!(a.token_bytes, b.token_bytes);
+    let text = "ab abab ba é, abba ab";
+    assert_eq!(a.encode(text, None).unwrap(), b.encode(text, None).unwrap());
+    let ids = b.encode(text, None).unwrap();
+    assert_eq!(b.decode_bytes(&ids).unwrap(), text.as_bytes());
+}
