@@ -130,7 +130,7 @@ def test_flush_ends_the_text():
     assert "".join(stream.step(i) for i in tok.encode("ok")) + stream.flush() == "ok"
 
 
-@pytest.mark.parametrize("bad", [-1, 2**40, 10**6, "1", 1.0, True, None])
+@pytest.mark.parametrize("bad", [-1, 2**40, 10**30, 10**6, "1", 1.0, True, None])
 def test_bad_ids(bad):
     tok = models()["byte"]
     stream = tok.decode_stream()
@@ -138,3 +138,17 @@ def test_bad_ids(bad):
         stream.step(bad)
     with pytest.raises(InvalidInputError):
         tok.decode_stream(prompt_ids=[bad])
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from("aB &amp;<|endoftext|>é Σ🎉\n"), max_size=40))
+def test_clip_stream(clip_spec, text):
+    from subword.clip import _default
+
+    tok = _default()
+    ids = tok.encode(text)
+    steps, rest = streamed(tok, ids)
+    assert "".join(steps) + rest == tok.decode(ids)
+    k = len(ids) // 2
+    steps, rest = streamed(tok, ids[k:], prompt=ids[:k])
+    assert shown_by(tok, ids[:k]) + "".join(steps) + rest == tok.decode(ids)

@@ -51,6 +51,9 @@ def check_byte_level_exact(tok: subword.Tokenizer, text: str, ids, spans) -> Non
     """Byte-level without normalization: spans cover the text with no gap, overlap only on
     a character split between two tokens, and each token's bytes lie in its span."""
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    # Consecutive spans, each from where the previous one ended, give the text back.
+    ends = [0] + [e for _, e in spans[:-1]]
+    assert "".join(text[max(s, p) : e] for (s, e), p in zip(spans, ends)) == text
     for (_, e0), (s1, _) in zip(spans, spans[1:]):
         assert s1 in (e0, e0 - 1)  # no gap; overlap of one split character at most
         if s1 == e0 - 1:
@@ -226,11 +229,13 @@ def test_offsets_equal_hf(hf_files, which):
     tokenizers = peer("tokenizers")
     tok, path = hf_files[which]
     hf = tokenizers.Tokenizer.from_file(str(path))
+    loaded = subword.load(path)  # the HF file read back: a model of its own
     for text in HF_TEXTS:
         encoding = hf.encode(text, add_special_tokens=False)
-        ids, spans = tok.encode_with_offsets(text)
-        assert encoding.ids == ids
-        assert [tuple(o) for o in encoding.offsets] == spans
+        for model in (tok, loaded):
+            ids, spans = model.encode_with_offsets(text)
+            assert encoding.ids == ids
+            assert [tuple(o) for o in encoding.offsets] == spans
 
 
 def test_hf_offsets_on_corpus(hf_files):

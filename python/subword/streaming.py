@@ -100,6 +100,8 @@ class DecodeStream:
         if part is None:
             if isinstance(id_, bool) or not isinstance(id_, int):
                 raise InvalidInputError(f"id {id_!r} is not an integer id")
+            if not 0 <= id_ < 2**32:
+                raise InvalidInputError(f"id {id_} is not in the vocabulary")
             part = _core.token_part(self._core, id_)
             if len(self._parts) < 65536:
                 self._parts[id_] = part
