@@ -207,7 +207,9 @@ def _rs_bpe(ctx: Ctx) -> Ops:
     r = getattr(openai, ctx.vocab.name)()
     return Ops(
         list=r.encode,
-        batch_list=lambda ts: r.encode_batch_parallel(ts, openai.ParallelOptions(1, 256, ctx.threads))[0],
+        batch_list=lambda ts: r.encode_batch_parallel(
+            ts, openai.ParallelOptions(1, 256, ctx.threads)
+        )[0],
         notes={
             "list": f"rs_bpe.bpe.openai.{ctx.vocab.name}().encode(text) (embedded)",
             "batch_list": "encode_batch_parallel(texts, ParallelOptions(1, 256, cores))",

@@ -8,8 +8,8 @@ import os
 import random
 from pathlib import Path
 
-from benchmarks.vocabs import Unavailable
 from benchmarks.timing import REPO
+from benchmarks.vocabs import Unavailable
 
 MB = 1_000_000
 # The order corpora appear in tables; any other .txt in the folder follows, by name.

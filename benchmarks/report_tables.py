@@ -76,8 +76,15 @@ def cold_lines(cold: dict) -> list[str]:
         "(no cache of the exact text helps either), in ns per byte.",
         "",
     ] + table(
-        ["encoding", "peer", "import + load s", "first call ns/B", "warm ns/B", "first ÷ warm",
-         "call"],  # fmt: skip
+        [
+            "encoding",
+            "peer",
+            "import + load s",
+            "first call ns/B",
+            "warm ns/B",
+            "first ÷ warm",
+            "call",
+        ],  # fmt: skip
         rows,
     )
 
@@ -106,7 +113,9 @@ def worst_summary(worst: dict) -> list[dict]:
                     ratio = (c["seconds"] / c["bytes"]) / per_byte_normal
                     row["vs_normal"] = ratio if counts else None
                     added = c.get("rss_added_bytes")
-                    row["rss_per_byte"] = added / c["bytes"] if counts and added is not None else None
+                    row["rss_per_byte"] = (
+                        added / c["bytes"] if counts and added is not None else None
+                    )
                 else:
                     row["error"] = c.get("error")
                 out.append(row)

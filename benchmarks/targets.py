@@ -241,6 +241,4 @@ def target_lines(rows: list[dict]) -> list[str]:
         ratio = f"{r['ratio']:.2f}×" if r["ratio"] else "—"
         body.append([r["target"], r["encoding"], r["where"], r["subword"], r["peer"], ratio,
                      verdict])  # fmt: skip
-    return out + table(
-        ["target", "encoding", "where", "subword", "peer", "ratio", "verdict"], body
-    )
+    return out + table(["target", "encoding", "where", "subword", "peer", "ratio", "verdict"], body)

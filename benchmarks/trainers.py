@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchmarks import vocabs
-from benchmarks.vocabs import Unavailable
 from benchmarks.timing import current_rss_mb, vm_hwm_mb
+from benchmarks.vocabs import Unavailable
 
 
 def _lines(path: str) -> Iterator[str]:
