@@ -12,7 +12,22 @@ from benchmarks.encoders import PEERS
 from benchmarks.trainers import TRAINERS
 
 MB = 1_000_000
-SECTIONS = ("encoding", "training", "classic", "scaling", "worst")
+SECTIONS = ("encoding", "cold", "training", "classic", "scaling", "worst")
+ENCODINGS = ("cl100k_base", "o200k_base")
+# Peers whose batch call is also timed with one thread (the `batch1/...` rows): subword's
+# batch speed-up on all cores is one of the targets; two peers give it context.
+BATCH1_PEERS = ("subword", "toktok-rs", "gigatoken")
+# Peers whose cold start is measured by default (the others take seconds to load or convert).
+COLD_PEERS = ("subword", "tiktoken", "toktok-rs", "gigatoken", "kitoken", "bpe-openai", "rs-bpe")
+WORST_CASES = (
+    "one letter repeated",
+    "random letters",
+    "digits",
+    "spaces",
+    "newlines",
+    "emoji",
+    "single-line JSON",
+)
 
 
 @dataclass
@@ -22,13 +37,22 @@ class Config:
     out: Path = Path(__file__).resolve().parent / "results"
     cache: Path = Path(__file__).resolve().parent / ".cache"
     threads: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
-    # Encoding: every corpus (whole files unless encode_bytes cuts a prefix).
+    # Encoding: every corpus (whole files unless encode_bytes cuts a prefix), each encoding.
+    encodings: tuple[str, ...] = ENCODINGS
     peers: tuple[str, ...] = tuple(PEERS)
+    batch1_peers: tuple[str, ...] = BATCH1_PEERS
+    # The fixed cost of a call: one call per line on this many one-word lines.
+    percall_lines: int = 200_000
     encode_corpora: tuple[str, ...] = ()  # () = every .txt in the corpora folder
     encode_bytes: int | None = None
     repeats: int = 5
     budget: float = 10.0  # seconds of timed calls after which repeats stop (min one call)
     call_timeout: float = 600.0  # seconds one measurement may take before it is abandoned
+    # Cold start: import + load in fresh processes (median of cold_repeats), then the first
+    # call on new text against warm calls on fresh texts of the same size.
+    cold_peers: tuple[str, ...] = COLD_PEERS
+    cold_repeats: int = 5
+    cold_text_bytes: int = 50_000
     # Byte-level training.
     trainers: tuple[str, ...] = tuple(TRAINERS)
     train_corpora: tuple[str, ...] = ("en-large.txt", "ko-help.txt")
@@ -45,14 +69,12 @@ class Config:
     scaling_encoders: tuple[str, ...] = ("subword", "tiktoken")
     scaling_trainers: tuple[str, ...] = ("subword", "tokenizers")
     scaling_vocab: int = 32000
-    # Worst cases, each at its size and at a tenth of it (to see growth).
-    worst_bytes: dict[str, int] = field(
-        default_factory=lambda: {
-            "no whitespace (random letters)": 10 * MB,
-            "one character repeated": 10 * MB,
-            "single-line JSON": 1 * MB,
-        }
-    )
+    # Worst cases (hostile input), each in one call at worst_bytes, and at a tenth of it
+    # when worst_tenth (to see growth); each call in a fresh process (time and peak RSS).
+    worst_cases: tuple[str, ...] = WORST_CASES
+    worst_bytes: int = 10 * MB
+    worst_tenth: bool = True
+    worst_encoding: str = "cl100k_base"
     worst_encoders: tuple[str, ...] = ("subword", "tiktoken", "toktok-rs", "gigatoken")
     worst_timeout: float = 120.0
 
@@ -73,11 +95,10 @@ def quick() -> Config:
         classic_sizes=(8000,),
         scaling_bytes=(1 * MB, 2_500_000, 5 * MB, 10 * MB),
         scaling_vocab=8000,
-        worst_bytes={
-            "no whitespace (random letters)": 1 * MB,
-            "one character repeated": 1 * MB,
-            "single-line JSON": 100_000,
-        },
+        percall_lines=50_000,
+        cold_repeats=3,
+        worst_bytes=1 * MB,
+        worst_tenth=False,
         worst_timeout=30.0,
     )
 
@@ -114,6 +135,11 @@ def parse(argv: list[str] | None = None) -> Config:
     p.add_argument("--sections", help=f"comma list of {', '.join(SECTIONS)} (default: all)")
     p.add_argument("--out", type=Path, help="results folder (default benchmarks/results)")
     p.add_argument("--peers", help="encoding peers, comma list or 'all'")
+    p.add_argument("--encodings", help=f"comma list of {', '.join(ENCODINGS)} (default: both)")
+    p.add_argument("--batch1-peers", help="peers whose batch call is also timed on one thread")
+    p.add_argument("--cold-peers", help="peers in the cold-start section, comma list or 'all'")
+    p.add_argument("--worst-cases", help=f"hostile inputs, comma list of {', '.join(WORST_CASES)}")
+    p.add_argument("--worst-bytes", help="size of each hostile input, e.g. 10MB")
     p.add_argument("--corpora", help="encoding corpora (file names), comma list")
     p.add_argument("--encode-bytes", help="encode a prefix of each corpus, e.g. 5MB")
     p.add_argument("--repeats", type=int, help="timed calls per measurement (best is kept)")
@@ -135,6 +161,16 @@ def parse(argv: list[str] | None = None) -> Config:
         cfg.out = a.out
     if a.peers:
         cfg.peers = _names(a.peers, PEERS)
+    if a.encodings:
+        cfg.encodings = _names(a.encodings, ENCODINGS)
+    if a.batch1_peers:
+        cfg.batch1_peers = _names(a.batch1_peers, PEERS)
+    if a.cold_peers:
+        cfg.cold_peers = _names(a.cold_peers, PEERS)
+    if a.worst_cases:
+        cfg.worst_cases = _names(a.worst_cases, WORST_CASES)
+    if a.worst_bytes:
+        cfg.worst_bytes = _sizes(a.worst_bytes)[0]
     if a.corpora:
         cfg.encode_corpora = tuple(n.strip() for n in a.corpora.split(","))
     if a.encode_bytes:

@@ -6,6 +6,10 @@ Calls, by how the text is given and what comes back:
   whole/list, whole/array  the whole file as one string (one call)
   lines/list, lines/array  one call per line, in a Python loop (lines without their "\\n")
   batch/list, batch/array  one batch call on all the lines, with every core
+  batch1/list, batch1/array  the same batch call in the pinned one-thread process (threads=1)
+
+A job with "rss" also records the call's peak resident memory above what the process held
+just before it (see `timing.call_with_rss`); such jobs time one call.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import encoders
-from benchmarks.cl100k import Unavailable
-from benchmarks.timing import best_of
+from benchmarks.timing import best_of, call_with_rss
+from benchmarks.vocabs import VOCABS, Unavailable
 
 WARM_CHARS = 100_000
 # The warm-up text of a "cold" job: ordinary text unrelated to the inputs, so that a library
@@ -110,9 +114,11 @@ def _make(
     return lambda: op(lines), lambda: op(lines[:WARM_LINES]), flat, "lines"
 
 
-def _read(path: str) -> tuple[str, list[str], int, int]:
+def _read(path: str, need_lines: bool) -> tuple[str, list[str], int, int]:
+    """The text, its lines (only when a call needs them: a list of 10 million empty lines
+    would weigh on a memory figure), and the bytes of each."""
     text = Path(path).read_text(encoding="utf-8")
-    lines = text.split("\n")
+    lines = text.split("\n") if need_lines else []
     if lines and lines[-1] == "":
         lines.pop()
     whole_bytes = len(text.encode("utf-8"))
@@ -122,7 +128,8 @@ def _read(path: str) -> tuple[str, list[str], int, int]:
 def run_encode(job: dict, record: Callable[..., None]) -> None:
     """Runs job["tasks"] in order: each {"key", "path", "call"}; one record per task."""
     peer = job["peer"]
-    ctx = encoders.Ctx(cache=Path(job["cache"]), threads=job["threads"])
+    vocab = VOCABS[job.get("encoding", "cl100k_base")]
+    ctx = encoders.Ctx(cache=Path(job["cache"]), threads=job["threads"], vocab=vocab)
     t0 = time.perf_counter()
     try:
         ops = encoders.load(peer, ctx)
@@ -139,20 +146,22 @@ def run_encode(job: dict, record: Callable[..., None]) -> None:
     )
     refs = References(Path(job["ref_dir"]), write=job.get("write_ref", False))
     loaded_path, data = None, None
+    need_lines = any(not t["call"].startswith("whole/") for t in job["tasks"])
     for task in job["tasks"]:
         key, call = task["key"], task["call"]
         base = dict(type="time", peer=peer, input=key, call=call)
         kind, how = call.split("/")
-        op = getattr(ops, "batch_" + how if kind == "batch" else how)
+        op = getattr(ops, "batch_" + how if kind.startswith("batch") else how)
         if op is None:
             record(**base, skip="not offered")
             continue
         if task["path"] != loaded_path:
             data = None  # free the previous input first
-            data = _read(task["path"])
+            data = _read(task["path"], need_lines)
             loaded_path = task["path"]
         text, lines, whole_bytes, lines_bytes = data
         timed, warm, to_flat, shape = _make(kind, how, op, ops, text, lines)
+        key = f"{vocab.name}:{key}"  # the reference ids are per encoding
         repeats = job["repeats"]
         if job.get("cold"):
             warm, repeats = (lambda op=op: op(COLD_WARM_TEXT)), 1
@@ -162,10 +171,15 @@ def run_encode(job: dict, record: Callable[..., None]) -> None:
             return {"tokens": int(len(ids)), "check": refs.check(key, shape, ids, off)}
 
         nbytes = whole_bytes if kind == "whole" else lines_bytes
+        extra: dict = {"calls": len(lines)} if kind == "lines" else {}
         try:
-            timing, checked = best_of(timed, warm, repeats, job["budget"], check)
+            if job.get("rss"):
+                timing, checked, memory = call_with_rss(timed, warm, check)
+                extra.update(memory)
+            else:
+                timing, checked = best_of(timed, warm, repeats, job["budget"], check)
         except Exception as e:  # a failing call is a result for its cell
             msg = str(e).splitlines()[0] if str(e) else ""
             record(**base, error=f"{type(e).__name__}: {msg}"[:300])
             continue
-        record(**base, seconds=timing.best, runs=timing.runs, bytes=nbytes, **checked)
+        record(**base, seconds=timing.best, runs=timing.runs, bytes=nbytes, **checked, **extra)

@@ -1,8 +1,9 @@
-"""The encoding contestants: one loader per library, each giving cl100k_base from the local
-rank file (or the copy the library embeds) and the calls it offers, by output kind.
+"""The encoding contestants: one loader per library, each giving the run's encoding
+(cl100k_base or o200k_base, `Ctx.vocab`) from the local rank file (or the copy the library
+embeds) and the calls it offers, by output kind.
 
 Every loader returns `Ops`; a call a library does not offer is None (its cell stays empty),
-and a library that cannot load cl100k_base offline raises `Unavailable` with the reason.
+and a library that cannot load the encoding offline raises `Unavailable` with the reason.
 Lists are compared with lists and arrays with arrays: no cell converts one into the other.
 """
 
@@ -17,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import cl100k
-from benchmarks.cl100k import Unavailable
+from benchmarks import vocabs
+from benchmarks.vocabs import VOCABS, Unavailable, Vocab
 
 # What `encode_batch`-style calls return, turned into (flat uint32 ids, offsets) for checking.
 Flat = tuple[np.ndarray, np.ndarray]
@@ -27,7 +28,12 @@ Flat = tuple[np.ndarray, np.ndarray]
 @dataclass
 class Ctx:
     cache: Path  # folder for converted files (tokenizer.json, wordchipper cache)
-    threads: int  # threads for batch calls (all cores)
+    threads: int  # threads for batch calls (all cores; 1 in pinned one-thread jobs)
+    vocab: Vocab = VOCABS["cl100k_base"]
+
+    @property
+    def ranks(self) -> str:
+        return str(self.vocab.rank_file(self.cache))
 
 
 @dataclass
@@ -73,7 +79,7 @@ def _subword(ctx: Ctx) -> Ops:
         raise Unavailable(f"subword is not installed: {e}") from e
     if not hasattr(subword, "load_tiktoken"):
         raise Unavailable("this build of subword has no load_tiktoken()")
-    tok = subword.load_tiktoken(str(cl100k.rank_file()), pre_tokenizer="cl100k")
+    tok = subword.load_tiktoken(ctx.ranks, pre_tokenizer=ctx.vocab.short)
     ops = Ops(notes={})
     if hasattr(tok, "encode_ordinary"):
         ops.list = tok.encode_ordinary
@@ -101,10 +107,10 @@ def _tiktoken(ctx: Ctx) -> Ops:
     import tiktoken
 
     enc = tiktoken.Encoding(
-        "cl100k_base_local",
-        pat_str=cl100k.PATTERN,
-        mergeable_ranks=cl100k.read_ranks(cl100k.rank_file()),
-        special_tokens=cl100k.SPECIAL_TOKENS,
+        ctx.vocab.name + "_local",
+        pat_str=ctx.vocab.pattern,
+        mergeable_ranks=vocabs.read_ranks(Path(ctx.ranks)),
+        special_tokens=ctx.vocab.specials,
     )
     return Ops(
         list=enc.encode_ordinary,
@@ -121,14 +127,14 @@ def _tiktoken(ctx: Ctx) -> Ops:
 def _toktok(ctx: Ctx) -> Ops:
     import toktok
 
-    t = toktok._encoding("cl100k_base")
+    t = toktok._encoding(ctx.vocab.name)
     return Ops(
         list=t.encode_ordinary,
         array=lambda s: t.encode_to_numpy(s, disallowed_special=()),
         batch_array=lambda ts: t.encode_batch_to_numpy(ts, threads=ctx.threads),
         flat=flat_pair,
         notes={
-            "list": "_encoding('cl100k_base').encode_ordinary(text) (embedded vocabulary)",
+            "list": f"_encoding({ctx.vocab.name!r}).encode_ordinary(text) (embedded)",
             "array": "encode_to_numpy(text, disallowed_special=())",
             "batch_array": "encode_batch_to_numpy(texts, threads=cores)",
         },
@@ -138,7 +144,7 @@ def _toktok(ctx: Ctx) -> Ops:
 def _gigatoken(ctx: Ctx) -> Ops:
     import gigatoken
 
-    g = gigatoken.Tokenizer.from_tiktoken(str(cl100k.rank_file()), special_tokens={})
+    g = gigatoken.Tokenizer.from_tiktoken(ctx.ranks, special_tokens={})
 
     def flat_awkward(arr: Any) -> Flat:
         import awkward as ak
@@ -150,8 +156,8 @@ def _gigatoken(ctx: Ctx) -> Ops:
 
     return Ops(
         array=g.encode,
-        batch_list=lambda ts: g.encode_batch_list(ts, parallel=True),
-        batch_array=lambda ts: g.encode_batch(ts, parallel=True),
+        batch_list=lambda ts: g.encode_batch_list(ts, parallel=ctx.threads > 1),
+        batch_array=lambda ts: g.encode_batch(ts, parallel=ctx.threads > 1),
         flat=flat_awkward,
         notes={
             "array": "Tokenizer.from_tiktoken(file).encode(text) (uint32 array)",
@@ -164,7 +170,7 @@ def _gigatoken(ctx: Ctx) -> Ops:
 def _kitoken(ctx: Ctx) -> Ops:
     import kitoken
 
-    k = kitoken.Kitoken.from_tiktoken_file(str(cl100k.rank_file()))
+    k = kitoken.Kitoken.from_tiktoken_file(ctx.ranks)
     return Ops(
         list=k.encode,
         batch_list=k.encode_all,
@@ -177,7 +183,7 @@ def _bpe_openai(ctx: Ctx) -> Ops:
 
     from bpe_openai import _bindings
 
-    b = _bindings.tokenizer_for_encoding("cl100k_base")
+    b = _bindings.tokenizer_for_encoding(ctx.vocab.name)
 
     def batch(ts: list[str]) -> list[list[int]]:
         with ThreadPoolExecutor(max_workers=ctx.threads) as pool:
@@ -187,7 +193,7 @@ def _bpe_openai(ctx: Ctx) -> Ops:
         list=b.encode,
         batch_list=batch,
         notes={
-            "list": "_bindings.tokenizer_for_encoding('cl100k_base').encode(text) (embedded;"
+            "list": f"_bindings.tokenizer_for_encoding({ctx.vocab.name!r}).encode(text) (embedded;"
             " the tiktoken-like wrapper refuses texts of 1M characters or more)",
             "batch_list": "a thread pool over the backend's encode, as its own"
             " encode_ordinary_batch does",
@@ -198,31 +204,33 @@ def _bpe_openai(ctx: Ctx) -> Ops:
 def _rs_bpe(ctx: Ctx) -> Ops:
     from rs_bpe.bpe import openai
 
-    r = openai.cl100k_base()
-    options = openai.ParallelOptions(1, 256, ctx.threads)
+    r = getattr(openai, ctx.vocab.name)()
     return Ops(
         list=r.encode,
-        batch_list=lambda ts: r.encode_batch_parallel(ts, options)[0],
+        batch_list=lambda ts: r.encode_batch_parallel(
+            ts, openai.ParallelOptions(1, 256, ctx.threads)
+        )[0],
         notes={
-            "list": "rs_bpe.bpe.openai.cl100k_base().encode(text) (embedded)",
+            "list": f"rs_bpe.bpe.openai.{ctx.vocab.name}().encode(text) (embedded)",
             "batch_list": "encode_batch_parallel(texts, ParallelOptions(1, 256, cores))",
         },
     )
 
 
 def _wordchipper(ctx: Ctx) -> Ops:
-    os.environ["WORDCHIPPER_CACHE_DIR"] = str(cl100k.wordchipper_cache(ctx.cache))
+    os.environ["WORDCHIPPER_CACHE_DIR"] = str(vocabs.wordchipper_cache(ctx.cache, ctx.vocab))
     import wordchipper
 
-    w = wordchipper.Tokenizer.from_pretrained("openai:cl100k_base")
+    w = wordchipper.Tokenizer.from_pretrained(f"openai:{ctx.vocab.name}")
     size = w.vocab_size
-    if size < cl100k.N_RANKS:
-        raise Unavailable(f"loaded a {size}-token vocabulary instead of cl100k_base")
+    if size < ctx.vocab.n_ranks:
+        raise Unavailable(f"loaded a {size}-token vocabulary instead of {ctx.vocab.name}")
     return Ops(
         list=w.encode,
         batch_list=w.encode_batch,
         notes={
-            "list": "from_pretrained('openai:cl100k_base') via WORDCHIPPER_CACHE_DIR; encode(text)",
+            "list": f"from_pretrained('openai:{ctx.vocab.name}') via WORDCHIPPER_CACHE_DIR;"
+            " encode(text)",
             "batch_list": "encode_batch(texts)",
         },
     )
@@ -231,7 +239,7 @@ def _wordchipper(ctx: Ctx) -> Ops:
 def _tokie(ctx: Ctx) -> Ops:
     import tokie
 
-    tk = tokie.Tokenizer.from_json(str(cl100k.hf_json_file(ctx.cache)))
+    tk = tokie.Tokenizer.from_json(str(vocabs.hf_json_file(ctx.cache, ctx.vocab)))
     return Ops(
         list=lambda t: tk.encode(t, add_special_tokens=False).ids,
         batch_list=lambda ts: [e.ids for e in tk.encode_batch(ts, add_special_tokens=False)],
@@ -245,7 +253,7 @@ def _tokie(ctx: Ctx) -> Ops:
 def _hf(ctx: Ctx) -> Ops:
     import tokenizers
 
-    hf = tokenizers.Tokenizer.from_file(str(cl100k.hf_json_file(ctx.cache)))
+    hf = tokenizers.Tokenizer.from_file(str(vocabs.hf_json_file(ctx.cache, ctx.vocab)))
     batch = getattr(hf, "encode_batch_fast", hf.encode_batch)
     return Ops(
         list=lambda t: hf.encode(t, add_special_tokens=False).ids,

@@ -8,8 +8,8 @@ import os
 import random
 from pathlib import Path
 
-from benchmarks.cl100k import Unavailable
 from benchmarks.timing import REPO
+from benchmarks.vocabs import Unavailable
 
 MB = 1_000_000
 # The order corpora appear in tables; any other .txt in the folder follows, by name.
@@ -20,6 +20,7 @@ PREFERRED = [
     "multi-fortunes.txt",
     "ko-help.txt",
     "ko-constitution.txt",
+    "code-c-headers.txt",
 ]
 
 
@@ -106,6 +107,54 @@ def repeated(nbytes: int, cache: Path, char: str = "a") -> Path:
     return out
 
 
+def spaces(nbytes: int, cache: Path) -> Path:
+    """Spaces only: one whitespace piece of the whole input."""
+    out = cache / f"worst-spaces.{nbytes}.txt"
+    if not out.is_file():
+        _write_atomic(out, b" " * nbytes)
+    return out
+
+
+def newlines(nbytes: int, cache: Path) -> Path:
+    """Line ends only: one piece under cl100k and o200k (`\\s*[\\r\\n]`), and a text of
+    empty lines for anything that splits lines."""
+    out = cache / f"worst-newlines.{nbytes}.txt"
+    if not out.is_file():
+        _write_atomic(out, b"\n" * nbytes)
+    return out
+
+
+def digits(nbytes: int, cache: Path, seed: int = 5) -> Path:
+    """Random decimal digits with no whitespace (pieces of three digits)."""
+    out = cache / f"worst-digits.{nbytes}.txt"
+    if not out.is_file():
+        rng = random.Random(seed)
+        _write_atomic(out, bytes(rng.choice(b"0123456789") for _ in range(nbytes)))
+    return out
+
+
+def emoji(nbytes: int, cache: Path, seed: int = 5) -> Path:
+    """Random emoji (U+1F300..U+1F64F, four UTF-8 bytes each) with no whitespace: one
+    punctuation-class piece of the whole input."""
+    out = cache / f"worst-emoji.{nbytes}.txt"
+    if not out.is_file():
+        rng = random.Random(seed)
+        chars = [chr(c) for c in range(0x1F300, 0x1F650)]
+        text = "".join(rng.choice(chars) for _ in range(nbytes // 4))
+        _write_atomic(out, text.encode("utf-8"))
+    return out
+
+
+def one_word_lines(n: int, cache: Path) -> Path:
+    """`n` lines of one short word each (a few words cycling): one call per line measures
+    the fixed cost of a call, as a server that encodes small requests pays it."""
+    out = cache / f"percall-words.{n}.txt"
+    if not out.is_file():
+        words = ["hello", "world", "the", "token", "request", "a", "reply", "Hi"]
+        _write_atomic(out, "".join(words[i % len(words)] + "\n" for i in range(n)).encode())
+    return out
+
+
 def json_line(nbytes: int, cache: Path, seed: int = 5) -> Path:
     """A single-line JSON document of about `nbytes` bytes (compact separators, so the only
     spaces are inside strings): a list of records with ids, words, numbers, nested lists."""
@@ -137,7 +186,11 @@ def json_line(nbytes: int, cache: Path, seed: int = 5) -> Path:
 
 
 WORST_CASES = {
-    "no whitespace (random letters)": no_whitespace,
-    "one character repeated": repeated,
+    "one letter repeated": repeated,
+    "random letters": no_whitespace,
+    "digits": digits,
+    "spaces": spaces,
+    "newlines": newlines,
+    "emoji": emoji,
     "single-line JSON": json_line,
 }

@@ -6,38 +6,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks import report_tables, targets
 from benchmarks.encoders import PEERS, REFERENCE
+from benchmarks.report_util import COUNTS, MB, index, mbps, short, table
 from benchmarks.trainers import TRAINERS
 
-MB = 1_000_000
 # The training peers the performance bar names (gigatoken is shown but not in the bar).
 TRAIN_BAR = ("tokenizers", "sentencepiece", "bpeasy", "rustbpe")
-COUNTS = ("identical", "reference")
 
 
 # ---------------------------------------------------------------------------- cells
-
-
-def mbps(cell: dict | None) -> float | None:
-    """MB/s of an encoding cell, only if its ids were checked equal to the reference."""
-    if not cell or "seconds" not in cell or cell.get("check") not in COUNTS:
-        return None
-    return cell["bytes"] / cell["seconds"] / MB
-
-
-def _short(text: str, n: int = 48) -> str:
-    text = " ".join(str(text).split()).replace("|", "/")
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def enc_text(cell: dict | None) -> str:
     if cell is None or "skip" in cell:
         return "—"
     if "error" in cell:
-        return _short(cell["error"])
+        return short(cell["error"])
     v = mbps(cell)
     if v is None:
-        return _short(cell.get("check", "?"))
+        return short(cell.get("check", "?"))
     text = f"{v:.1f}" if v < 100 else f"{v:.0f}"
     return text + ("*" if warmed_by_repeats(cell) else "")
 
@@ -47,10 +35,6 @@ def warmed_by_repeats(cell: dict) -> bool:
     pieces filled by the first pass over the same text."""
     runs = cell.get("runs") or []
     return len(runs) > 1 and runs[0] >= 1.5 * min(runs)
-
-
-def _index(cells: list[dict]) -> dict[tuple[str, str, str], dict]:
-    return {(c["peer"], c.get("input", ""), c.get("call", "")): c for c in cells if "peer" in c}
 
 
 def _fmt_s(x: float) -> str:
@@ -63,18 +47,12 @@ def _ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}×"
 
 
-def _table(head: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return out + [""]
-
-
 # ---------------------------------------------------------------------------- headlines
 
 
 def encoding_headlines(enc: dict) -> list[dict]:
     """subword's MB/s over the fastest identical peer's, per call kind and corpus."""
-    idx = _index(enc["cells"])
+    idx = index(enc["cells"])
     peers = list(enc["loads"])
     out = []
     for call in ("whole/list", "whole/array", "lines/list", "lines/array", "batch/list",
@@ -134,32 +112,6 @@ def training_headlines(tr: dict) -> list[dict]:
     return out
 
 
-def worst_summary(worst: dict) -> list[dict]:
-    """Per peer, call and case: time per byte over the normal text's, at each size."""
-    idx = _index(worst["cells"])
-    peers = sorted({c["peer"] for c in worst["cells"] if "peer" in c}, key=_peer_rank)
-    out = []
-    for peer in peers:
-        for call in ("whole/list", "whole/array"):
-            normal = idx.get((peer, worst["normal"], call))
-            if not normal or "seconds" not in normal:
-                continue
-            per_byte_normal = normal["seconds"] / normal["bytes"]
-            for case in worst["cases"]:
-                c = idx.get((peer, case["key"], call))
-                row = {"peer": peer, "call": call, "case": case["case"], "size": case["size"]}
-                if c is None or "skip" in c:
-                    continue
-                if "seconds" in c:
-                    row["ns_per_byte"] = c["seconds"] / c["bytes"] * 1e9
-                    row["vs_normal"] = (c["seconds"] / c["bytes"]) / per_byte_normal
-                    row["check"] = c.get("check")
-                else:
-                    row["error"] = c.get("error")
-                out.append(row)
-    return out
-
-
 def _peer_rank(name: str) -> int:
     order = list(PEERS)
     return order.index(name) if name in order else len(order)
@@ -190,17 +142,15 @@ def _meta_lines(results: dict) -> list[str]:
     return lines
 
 
-def _peer_status(results: dict) -> list[str]:
-    enc = results.get("encoding")
-    if not enc:
-        return []
+def _peer_status(results: dict, enc: dict) -> list[str]:
+    name = enc["encoding"]
     versions = results["meta"]["versions"]
     rows = []
     for peer, load in enc["loads"].items():
         cells = [c for c in enc["cells"] if c["peer"] == peer]
         checks = [c.get("check") for c in cells if "check" in c]
         if not load or not load.get("ok"):
-            status = "not available: " + _short((load or {}).get("reason", "?"), 90)
+            status = "not available: " + short((load or {}).get("reason", "?"), 90)
             ids = "—"
         else:
             status = "loaded"
@@ -213,28 +163,28 @@ def _peer_status(results: dict) -> list[str]:
             elif not differ:
                 ids = f"identical ({len(checks)} checks)"
             else:
-                ids = f"differ in {len(differ)} of {len(checks)}: " + _short(", ".join(differ), 80)
+                ids = f"differ in {len(differ)} of {len(checks)}: " + short(", ".join(differ), 80)
         dists = PEERS[peer].dists if peer in PEERS else (peer,)
         ver = ", ".join(versions.get(d, "?") for d in dists)
         notes = (load or {}).get("notes") or {}
-        how = _short(notes.get("list") or notes.get("array") or "", 70)
+        how = short(notes.get("list") or notes.get("array") or "", 70)
         rows.append([peer, ver, status, ids, how])
-    return ["## Peers: cl100k_base offline, ids against tiktoken", ""] + _table(
-        ["peer", "version", "cl100k_base", "ids", "call (list, else array)"], rows
+    return [f"## Peers: {name} offline, ids against tiktoken", ""] + table(
+        ["peer", "version", name, "ids", "call (list, else array)"], rows
     )
 
 
 def _headline_lines(results: dict) -> list[str]:
     out = ["## Headline ratios (from this run)", ""]
-    enc = results.get("encoding")
-    if enc:
+    rows = []
+    for name, enc in (results.get("encoding") or {}).items():
         sub = enc["loads"].get("subword") or {}
         if not sub.get("ok"):
-            out.append(f"- Encoding: subword not available: {sub.get('reason', 'not run')}.")
-        rows = []
-        for h in results["headlines"]["encoding"]:
+            out.append(f"- {name}: subword not available: {sub.get('reason', 'not run')}.")
+        for h in results["headlines"]["encoding"][name]:
             rows.append(
                 [
+                    name,
                     h["call"],
                     h["input"],
                     f"{h['subword_mbps']:.1f}" if h["subword_mbps"] else "—",
@@ -244,9 +194,9 @@ def _headline_lines(results: dict) -> list[str]:
                     f"{h['ratio']:.2f}×" if h["ratio"] else "—",
                 ]
             )
-        if rows:
-            out += ["Encoding, subword against the fastest peer with identical ids (MB/s):", ""]
-            out += _table(["call", "corpus", "subword", "fastest peer", "ratio"], rows)
+    if rows:
+        out += ["Encoding, subword against the fastest peer with identical ids (MB/s):", ""]
+        out += table(["encoding", "call", "corpus", "subword", "fastest peer", "ratio"], rows)
     tr = results["headlines"].get("training") or []
     if tr:
         rows = []
@@ -275,7 +225,7 @@ def _headline_lines(results: dict) -> list[str]:
             + " (seconds; peak RSS in MB):",
             "",
         ]
-        out += _table(
+        out += table(
             ["corpus", "vocab", "subword s", "fastest peer s", "speed-up", "subword RSS", "HF RSS"],
             rows,
         )
@@ -283,10 +233,10 @@ def _headline_lines(results: dict) -> list[str]:
 
 
 def _encoding_lines(enc: dict) -> list[str]:
-    idx = _index(enc["cells"])
+    idx = index(enc["cells"])
     keys = [i["name"] for i in enc["inputs"]]
     out = [
-        "## Encoding, cl100k_base (MB/s)",
+        f"## Encoding, {enc['encoding']} (MB/s)",
         "",
         "`*`: the first timed call took at least 1.5× the best (usually a cache of pieces "
         "filled by the first pass over the same text; results.json has every call's time). "
@@ -300,6 +250,8 @@ def _encoding_lines(enc: dict) -> list[str]:
         "lines/array": "One thread, one call per line, arrays",
         "batch/list": "Batch, all lines in one call with every core, lists",
         "batch/array": "Batch, all lines in one call with every core, flat array (+ offsets)",
+        "batch1/list": "Batch call on one thread (pinned, threads=1), lists",
+        "batch1/array": "Batch call on one thread (pinned, threads=1), flat array (+ offsets)",
     }
     peers = [p for p, load in enc["loads"].items() if load and load.get("ok")]
     for call, title in titles.items():
@@ -309,7 +261,7 @@ def _encoding_lines(enc: dict) -> list[str]:
             if any(x != "—" for x in row):
                 rows.append([p] + row)
         if rows:
-            out += [f"### {title}", ""] + _table(["peer"] + keys, rows)
+            out += [f"### {title}", ""] + table(["peer"] + keys, rows)
     return out
 
 
@@ -338,9 +290,9 @@ def _training_lines(tr: dict) -> list[str]:
                 mark = "" if got == size else f" (vocab {got})"
                 row.append(f"{_fmt_s(c['seconds'])} / {c['peak_rss_mb']:.0f}{mark}")
             else:
-                row.append(_short(c.get("error", "?")))
+                row.append(short(c.get("error", "?")))
         rows.append(row)
-    out += _table(["corpus", "vocab"] + peers, rows)
+    out += table(["corpus", "vocab"] + peers, rows)
     out += ["What each trainer runs:", ""]
     out += [f"- {p}: {TRAINERS[p].how}" for p in peers] + [""]
     return out
@@ -369,7 +321,7 @@ def _classic_lines(cl: dict) -> list[str]:
         def show(c: dict) -> str:
             if "seconds" in c and "error" not in c:
                 return f"{_fmt_s(c['seconds'])} s / {c['peak_rss_mb']:.0f} MB"
-            return _short(c.get("error", "—"))
+            return short(c.get("error", "—"))
 
         speed = (
             _ratio(ref.get("seconds"), ours.get("seconds"))
@@ -377,7 +329,7 @@ def _classic_lines(cl: dict) -> list[str]:
             else "—"
         )
         rows.append([step, str(size), show(ref), show(ours), speed, ours.get("check", "—")])
-    return out + [""] + _table(["step", "-s", "subword-nmt", "subword", "speed-up", "output"], rows)
+    return out + [""] + table(["step", "-s", "subword-nmt", "subword", "speed-up", "output"], rows)
 
 
 def _scaling_lines(sc: dict) -> list[str]:
@@ -389,7 +341,7 @@ def _scaling_lines(sc: dict) -> list[str]:
         "",
     ]
     keys = [i["name"] for i in sc["inputs"]]
-    idx = _index([c for c in sc["encode"] if "input" in c])
+    idx = index([c for c in sc["encode"] if "input" in c])
     rows = []
     for p in sorted({c["peer"] for c in sc["encode"]}, key=_peer_rank):
         for call in ("whole/list", "whole/array"):
@@ -408,38 +360,24 @@ def _scaling_lines(sc: dict) -> list[str]:
             if c and "seconds" in c:
                 row.append(f"{c['seconds'] / (size / MB):.3f}")
             else:
-                row.append(_short((c or {}).get("error", "—")))
+                row.append(short((c or {}).get("error", "—")))
         rows.append(row)
-    return out + _table(["what"] + keys, rows)
-
-
-def _worst_lines(results: dict) -> list[str]:
-    w = results["worst"]
-    out = [
-        "## Worst cases (time per byte ÷ the same library's on normal text)",
-        "",
-        f"Baseline: {w['normal']}. One thread, whole input in one call. A call taking "
-        f"more than {w['timeout']:g} s is stopped. ~1 is ideal; the 1/10 → full step shows "
-        "growth (linear keeps the ratio, quadratic multiplies it by 10).",
-        "",
-    ]
-    rows = []
-    for r in results["headlines"]["worst"]:
-        if "vs_normal" in r:
-            ok = "" if r.get("check") in COUNTS else f" ({_short(r.get('check'), 30)})"
-            text = f"{r['vs_normal']:.2f} ({r['ns_per_byte']:.1f} ns/B){ok}"
-        else:
-            text = _short(r.get("error", "—"))
-        rows.append([r["peer"], r["call"].split("/")[1], r["case"], r["size"], text])
-    return out + _table(["peer", "output", "case", "size", "ratio to normal text"], rows)
+    return out + table(["what"] + keys, rows)
 
 
 def markdown(results: dict) -> str:
     lines = _meta_lines(results)
+    lines += targets.target_lines(results["headlines"].get("targets") or [])
     lines += _headline_lines(results)
-    lines += _peer_status(results)
-    if results.get("encoding"):
-        lines += _encoding_lines(results["encoding"])
+    encodings = results.get("encoding") or {}
+    for enc in encodings.values():
+        lines += _peer_status(results, enc)
+    for enc in encodings.values():
+        lines += _encoding_lines(enc)
+    if encodings:
+        lines += report_tables.per_call_lines(encodings)
+    if results.get("cold"):
+        lines += report_tables.cold_lines(results["cold"])
     if results.get("training"):
         lines += _training_lines(results["training"])
     if results.get("classic"):
@@ -447,7 +385,7 @@ def markdown(results: dict) -> str:
     if results.get("scaling"):
         lines += _scaling_lines(results["scaling"])
     if results.get("worst"):
-        lines += _worst_lines(results)
+        lines += report_tables.worst_lines(results["worst"], results["headlines"]["worst"])
     lines += ["![results](results.png)", ""]
     return "\n".join(lines)
 
@@ -466,7 +404,8 @@ def plot(results: dict, path: Path) -> str | None:
     except ImportError as e:
         return f"matplotlib not available: {e}"
     fig, axes = plt.subplots(2, 2, figsize=(15, 10))
-    enc = results.get("encoding")
+    # The first encoding of the run (cl100k_base by default); the tables have every one.
+    enc = next(iter((results.get("encoding") or {}).values()), None)
     for ax, calls, title in (
         (axes[0][0], ("whole/list", "whole/array"), "Encoding, one thread, whole file (MB/s)"),
         (axes[0][1], ("batch/list", "batch/array"), "Encoding, batch, every core (MB/s)"),
@@ -474,7 +413,7 @@ def plot(results: dict, path: Path) -> str | None:
         if not enc:
             ax.set_axis_off()
             continue
-        idx = _index(enc["cells"])
+        idx = index(enc["cells"])
         keys = [i["name"] for i in enc["inputs"]]
         bars = []
         for p in enc["loads"]:
@@ -489,7 +428,7 @@ def plot(results: dict, path: Path) -> str | None:
             ax.bar(xs, vals, width, label=label, color=colors[i % len(colors)])
         ax.set_xticks([x + 0.4 - width / 2 for x in range(len(keys))], keys, fontsize=8)
         ax.set_yscale("log")
-        ax.set_title(title + ", log scale")
+        ax.set_title(f"{title}, {enc['encoding']}, log scale")
         ax.legend(fontsize=6, ncol=2)
     tr = results.get("training")
     ax = axes[1][0]
@@ -520,7 +459,7 @@ def plot(results: dict, path: Path) -> str | None:
     ax = axes[1][1]
     if sc:
         sizes = {i["name"]: i["bytes"] / MB for i in sc["inputs"]}
-        idx = _index([c for c in sc["encode"] if "input" in c])
+        idx = index([c for c in sc["encode"] if "input" in c])
         for p in sorted({c["peer"] for c in sc["encode"]}, key=_peer_rank):
             for call in ("whole/list", "whole/array"):
                 pts = [(sizes[k], 1 / v) for k in sizes if (v := mbps(idx.get((p, k, call))))]
@@ -556,11 +495,12 @@ def write(results: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     headlines: dict = {}
     if results.get("encoding"):
-        headlines["encoding"] = encoding_headlines(results["encoding"])
+        headlines["encoding"] = {n: encoding_headlines(e) for n, e in results["encoding"].items()}
     if results.get("training"):
         headlines["training"] = training_headlines(results["training"])
     if results.get("worst"):
-        headlines["worst"] = worst_summary(results["worst"])
+        headlines["worst"] = report_tables.worst_summary(results["worst"])
+    headlines["targets"] = targets.targets(results)
     results["headlines"] = headlines
     problem = plot(results, out / "results.png")
     if problem:

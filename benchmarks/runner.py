@@ -14,7 +14,7 @@ from benchmarks.timing import failure_reason, run_worker
 class Task:
     key: str  # the input's name in the tables
     path: str
-    call: str  # whole/list, whole/array, lines/list, lines/array, batch/list, batch/array
+    call: str  # whole/list, whole/array, lines/list, lines/array, batch[1]/list, batch[1]/array
     group: str = ""  # after a timeout, the remaining tasks of the same group are skipped
 
     def as_job(self) -> dict:
@@ -37,8 +37,11 @@ def run_tasks(
     write_ref: bool,
     timeout: float,
     cold: bool = False,
+    encoding: str = "cl100k_base",
+    rss: bool = False,
 ) -> PeerRun:
-    """cold: one timed call per task, after a warm-up on unrelated text (no cache helps)."""
+    """cold: one timed call per task, after a warm-up on unrelated text (no cache helps).
+    rss: also the peak memory of that one call (see timing.call_with_rss)."""
     result = PeerRun(peer)
     pending = list(tasks)
     while pending:
@@ -50,7 +53,10 @@ def run_tasks(
             "ref_dir": str(cfg.cache / "refs"),
             "write_ref": write_ref,
             "cold": cold,
-            "threads": cfg.threads,
+            "rss": rss,
+            "encoding": encoding,
+            # A pinned job has one CPU: its batch calls (batch1/...) ask for one thread.
+            "threads": 1 if pin else cfg.threads,
             "repeats": cfg.repeats,
             "budget": cfg.budget,
             "tasks": [t.as_job() for t in pending],

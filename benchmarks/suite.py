@@ -1,7 +1,7 @@
 """The benchmark suite: `python -m benchmarks.suite [--quick] [options]` from the repository
 root, inside the benchmark environment (`bash benchmarks/run.sh` makes it and runs this).
 
-Runs the sections in order (encoding, training, classic, scaling, worst cases), each
+Runs the sections in order (encoding, cold start, training, classic, scaling, worst cases), each
 measurement in a child process, and writes results.json, RESULTS.md and results.png to the
 results folder (benchmarks/results, or benchmarks/results/quick for --quick).
 """
@@ -16,11 +16,12 @@ import time
 from pathlib import Path
 
 from benchmarks import config, machine, report
-from benchmarks.cl100k import Unavailable, check_rank_file, hf_json_file, rank_file
-from benchmarks.sections import classic, encoding, scaling, training, worst
+from benchmarks.sections import classic, cold, encoding, scaling, training, worst
+from benchmarks.vocabs import VOCABS, Unavailable, check_rank_file, hf_json_file
 
 RUNNERS = {
     "encoding": encoding.run,
+    "cold": cold.run,
     "training": training.run,
     "classic": classic.run,
     "scaling": scaling.run,
@@ -39,12 +40,14 @@ def prepare(cfg: config.Config) -> None:
     shutil.rmtree(cfg.cache / "refs", ignore_errors=True)
     shutil.rmtree(cfg.cache / "jobs", ignore_errors=True)
     (cfg.cache / "refs").mkdir()
-    path = rank_file()
-    check_rank_file(path)
-    log(f"cl100k_base: {path}")
-    if "tokenizers" in cfg.peers or "tokie" in cfg.peers:
-        log("converting cl100k_base to a tokenizer.json for HF tokenizers and tokie (once)")
-        hf_json_file(cfg.cache)
+    for name in cfg.encodings:
+        vocab = VOCABS[name]
+        path = vocab.rank_file(cfg.cache)
+        check_rank_file(path, vocab.sha256)
+        log(f"{name}: {path}")
+        if "tokenizers" in cfg.peers or "tokie" in cfg.peers:
+            log(f"converting {name} to a tokenizer.json for HF tokenizers and tokie (once)")
+            hf_json_file(cfg.cache, vocab)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -213,3 +213,68 @@ def current_rss_mb() -> float:
     with open("/proc/self/statm") as f:
         pages = int(f.read().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _reset_peak() -> bool:
+    """Resets this process's VmHWM to its current RSS (Linux ≥ 4.0: "5" to clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _trim_heap() -> bool:
+    """Hands the C heap's free memory back to the system (glibc's malloc_trim), so that
+    memory freed while loading is not silently reused by the measured call and hidden from
+    its figure."""
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL("libc.so.6").malloc_trim(0) >= 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def call_with_rss(
+    call: Callable[[], Any], warm_up: Callable[[], Any] | None, check: Callable[[Any], Any]
+) -> tuple[Timing, Any, dict]:
+    """One timed call after `warm_up`, and the memory it needed: the process's peak resident
+    set during the call (VmHWM, reset to the current RSS just before it) minus its resident
+    set just before it (VmRSS: interpreter, library, tokenizer and input already loaded, the
+    free C heap handed back first).
+    The peak is read right after the call returns, before its result is checked; the result
+    (list or array) is part of what the call made, so it counts."""
+    if warm_up is not None:
+        warm_up()
+    gc.collect()
+    trimmed = _trim_heap()
+    reset = _reset_peak()
+    before = _status_kb("VmRSS")
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        out = call()
+        seconds = time.perf_counter() - t0
+        peak = _status_kb("VmHWM")
+    finally:
+        gc.enable()
+    checked = check(out)
+    del out
+    memory = {
+        "rss_before_mb": before / 1024,
+        "rss_peak_mb": peak / 1024,
+        "rss_added_bytes": max(0, peak - before) * 1024,
+        "rss_method": ("VmHWM reset by clear_refs" if reset else "VmHWM (not resettable)")
+        + (", heap trimmed" if trimmed else ""),
+    }
+    return Timing(seconds, [seconds]), checked, memory

@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchmarks import cl100k
-from benchmarks.cl100k import Unavailable
+from benchmarks import vocabs
 from benchmarks.timing import current_rss_mb, vm_hwm_mb
+from benchmarks.vocabs import Unavailable
 
 
 def _lines(path: str) -> Iterator[str]:
@@ -44,7 +44,7 @@ def _hf(path: str, vocab_size: int, threads: int) -> int:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(cl100k.PATTERN_ONIGURUMA), behavior="isolated"),
+            pre_tokenizers.Split(Regex(vocabs.PATTERN_ONIGURUMA), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -80,7 +80,7 @@ def _sentencepiece(path: str, vocab_size: int, threads: int) -> int:
 def _bpeasy(path: str, vocab_size: int, threads: int) -> int:
     import bpeasy
 
-    vocab = bpeasy.train_bpe(_lines(path), cl100k.PATTERN, 128, vocab_size)
+    vocab = bpeasy.train_bpe(_lines(path), vocabs.PATTERN, 128, vocab_size)
     return len(vocab)
 
 
@@ -88,7 +88,7 @@ def _rustbpe(path: str, vocab_size: int, threads: int) -> int:
     import rustbpe
 
     tok = rustbpe.Tokenizer()
-    tok.train_from_iterator(_lines(path), vocab_size, pattern=cl100k.PATTERN)
+    tok.train_from_iterator(_lines(path), vocab_size, pattern=vocabs.PATTERN)
     return tok.vocab_size
 
 

@@ -5,8 +5,8 @@ appends to `job["out"]`, one JSON object a line, flushed as each is done: what w
 before a crash or a timeout is kept. A pinned job pins itself to one CPU before importing
 anything that might start threads.
 
-Job kinds: "encode" (encoding calls on inputs, checked against the reference ids) and
-"train" (one training run).
+Job kinds: "encode" (encoding calls on inputs, checked against the reference ids), "cold"
+(import + load + first call, in a fresh process) and "train" (one training run).
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ def main(job_path: str) -> None:
         from benchmarks.encode_worker import run_encode
 
         run_encode(job, record)
+    elif job["kind"] == "cold":
+        from benchmarks.cold_worker import run_cold
+
+        run_cold(job, record)
     elif job["kind"] == "train":
         from benchmarks.trainers import run_train
 

