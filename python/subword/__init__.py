@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from subword.tokenizer import Tokenizer
     from subword.training import train
 
+    # scale-out (issue 12)
+    from subword.scale.counts import WordCounts, count, load_counts
+
 # Each public name and its module, imported on first use: the command line (and any
 # program that needs one part) does not pay for loading all of them.
 _EXPORTS = {
@@ -38,6 +41,10 @@ _EXPORTS = {
     "load_tiktoken": "subword.loading",
     "Tokenizer": "subword.tokenizer",
     "train": "subword.training",
+    # scale-out (issue 12)
+    "WordCounts": "subword.scale.counts",
+    "count": "subword.scale.counts",
+    "load_counts": "subword.scale.counts",
 }
 
 __all__ = [
@@ -56,6 +63,10 @@ __all__ = [
     "load_hf",
     "load_tiktoken",
     "train",
+    # scale-out (issue 12)
+    "WordCounts",
+    "count",
+    "load_counts",
 ]
 
 

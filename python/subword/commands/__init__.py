@@ -19,6 +19,9 @@ COMMANDS = {
     "learn-bpe": "nmt",  # learn-bpe, apply-bpe and get-vocab, as subword-nmt
     "apply-bpe": "nmt",
     "get-vocab": "nmt",
+    # scale-out: word counts that add up (issue 12)
+    "count": "scale",
+    "merge-counts": "scale",
 }
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 
