@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from subword.config import ModelSpec, TokenizerConfig, TrainConfig
     from subword.loading import load, load_gpt2, load_hf, load_tiktoken
     from subword.nmt.apply import load_codes
+
+    # scale-out: word counts
+    from subword.scale.counts import WordCounts, count, load_counts
     from subword.tokenizer import Tokenizer
     from subword.training import train
 
@@ -38,6 +41,10 @@ _EXPORTS = {
     "load_tiktoken": "subword.loading",
     "Tokenizer": "subword.tokenizer",
     "train": "subword.training",
+    # scale-out: word counts
+    "WordCounts": "subword.scale.counts",
+    "count": "subword.scale.counts",
+    "load_counts": "subword.scale.counts",
 }
 
 __all__ = [
@@ -56,6 +63,10 @@ __all__ = [
     "load_hf",
     "load_tiktoken",
     "train",
+    # scale-out: word counts
+    "WordCounts",
+    "count",
+    "load_counts",
 ]
 
 

@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from subword import _core
 from subword import pre_tokenizers as pretokenizers
@@ -17,7 +18,12 @@ from subword.errors import InvalidInputError
 from subword.files import read_lines
 from subword.tokenizer import Tokenizer, resolve_pattern, utf8_safe
 
-Source = str | os.PathLike | Iterable | Mapping
+if TYPE_CHECKING:
+    from subword.scale.counts import WordCounts
+
+# Texts, files or a word table; `train` also takes counts (`subword.count`'s WordCounts).
+TextSource = str | os.PathLike | Iterable | Mapping
+Source: TypeAlias = "TextSource | WordCounts"
 
 _BATCH_TEXTS = 4096  # texts per hand-over to the core: amortizes the call, bounds memory
 
@@ -54,8 +60,10 @@ def train(
     `TokenizerConfig`, except where they depend on `kind`:
 
     source: a path or a list/tuple of paths (plain text or .gz, UTF-8); a word table
-        `dict[str, int]`; or any other iterable of strings (texts; to pass a list of texts,
-        pass `iter(texts)`).
+        `dict[str, int]`; any other iterable of strings (texts; to pass a list of texts,
+        pass `iter(texts)`); or counts (`subword.count`'s `WordCounts`, or the path of a
+        count file), whose counting settings (kind, pre_tokenizer, normalization,
+        lowercase, special_tokens, korean_*) then apply.
     kind: "classic" (characters; words split on whitespace; `end_of_word` defaults to
         "separate") or "byte" (UTF-8 bytes, regex pre-tokenizer "gpt2" by default,
         `end_of_word` "none"; no unknown symbols).
@@ -82,12 +90,37 @@ def train(
         errors=errors,
         show_progress=show_progress,
     )
+    counts = None
+    if _may_be_counts(source):
+        from subword.scale.counts import counts_of, settings_for_training
+
+        counts = counts_of(source)
+    if counts is not None:
+        # The counting settings are the counts' own; a different one given is an error.
+        given = {
+            "kind": kind,
+            "pre_tokenizer": pre_tokenizer,
+            "normalization": normalization,
+            "lowercase": lowercase,
+            "special_tokens": tuple(specials),
+            "korean_drop_tags": tuple(korean_drop_tags),
+            "korean_spacing": korean_spacing,
+        }
+        resolved = settings_for_training(counts, given)
+        kind, pre_tokenizer, normalization = (
+            resolved["kind"],
+            resolved["pre_tokenizer"],
+            resolved["normalization"],
+        )
+        lowercase, korean_spacing = resolved["lowercase"], resolved["korean_spacing"]
+        specials, korean_drop_tags = (
+            list(resolved["special_tokens"]),
+            tuple(resolved["korean_drop_tags"]),
+        )
+        settings.special_tokens = tuple(specials)
     if end_of_word is None:
         end_of_word = "separate" if kind == "classic" and algorithm == "bpe" else "none"
-    if pre_tokenizer is None:
-        pre_tokenizer = "whitespace" if kind == "classic" else "gpt2"
-    if pre_tokenizer == "korean" and normalization is None:
-        normalization = "nfc"
+    pre_tokenizer, normalization = counting_defaults(kind, pre_tokenizer, normalization)
     config = TokenizerConfig(
         kind=kind,
         normalization=normalization,
@@ -108,25 +141,19 @@ def train(
         )
     progress = sys.stderr.isatty() if settings.show_progress is None else settings.show_progress
 
-    python_pre_tokenizer = pretokenizers.get(config)
-    if python_pre_tokenizer is None:
-        counter = _core.WordCounter(
-            {
-                "normalization": normalization,
-                "lowercase": lowercase,
-                "pre_tokenizer": resolve_pattern(pre_tokenizer),
-            }
-        )
-        described = count_source(counter, source, errors=errors, show_progress=progress)
+    if counts is not None:
+        if settings.tie_break == "first" and not counts.ordered:
+            raise InvalidInputError(
+                "tie_break='first' picks the pair met first in the order the words were "
+                "first read, and these counts were loaded from a count file, which is sorted "
+                "by word: use tie_break='lexicographic' or 'subword-nmt' (exact for any "
+                "sharding), or merge WordCounts in memory in shard order"
+            )
+        counter = counts.counter
+        described = counts.describe()
     else:
-        counter = _core.WordCounter()
-        texts = _texts_of(source, errors)
-        described = count_source(
-            _PiecesCounter(counter, python_pre_tokenizer, config),
-            texts,
-            errors=errors,
-            show_progress=progress,
-        )
+        texts = cast(TextSource, source)  # not counts: `counts` would be set
+        counter, described = count_words(config, texts, errors=errors, show_progress=progress)
     with_unk = config.kind == "classic" and config.unknown == "unk"
     reserved = [config.unk_token] if with_unk and config.unk_token else []
     reserved += [s for s in specials if s not in reserved]
@@ -166,6 +193,52 @@ def train(
     return Tokenizer(spec, training=record)
 
 
+def counting_defaults(
+    kind: str, pre_tokenizer: str | None, normalization: str | None
+) -> tuple[str, str | None]:
+    """The pre-tokenizer and normalization that apply when not given: whitespace for
+    classic, gpt2 for byte; nfc with the korean pre-tokenizer."""
+    if pre_tokenizer is None:
+        pre_tokenizer = "whitespace" if kind == "classic" else "gpt2"
+    if pre_tokenizer == "korean" and normalization is None:
+        normalization = "nfc"
+    return pre_tokenizer, normalization
+
+
+def count_words(
+    config: TokenizerConfig, source: TextSource, *, errors: str, show_progress: bool
+) -> tuple[_core.WordCounter, str]:
+    """The word table of `source` as `config` pre-tokenizes it (in the core, or through a
+    Python pre-tokenizer), and a short description of the source."""
+    python_pre_tokenizer = pretokenizers.get(config)
+    if python_pre_tokenizer is None:
+        counter = _core.WordCounter(
+            {
+                "normalization": config.normalization,
+                "lowercase": config.lowercase,
+                "pre_tokenizer": resolve_pattern(config.pre_tokenizer),
+            }
+        )
+        described = count_source(counter, source, errors=errors, show_progress=show_progress)
+    else:
+        counter = _core.WordCounter()
+        texts = _texts_of(source, errors)
+        described = count_source(
+            _PiecesCounter(counter, python_pre_tokenizer, config),
+            texts,
+            errors=errors,
+            show_progress=show_progress,
+        )
+    return counter, described
+
+
+def _may_be_counts(source: object) -> bool:
+    """A `WordCounts`, or one path (perhaps a count file: its first bytes tell)."""
+    if isinstance(source, (str, os.PathLike)):
+        return True
+    return type(source).__name__ == "WordCounts"
+
+
 class _PiecesCounter:
     """Feeds texts through a Python pre-tokenizer (after the core's normalization) into a
     counter, as words."""
@@ -187,7 +260,7 @@ class _PiecesCounter:
         self._counter.add_words(pieces)
 
 
-def _texts_of(source: Source, errors: str) -> Iterable[str]:
+def _texts_of(source: TextSource, errors: str) -> Iterable[str]:
     """Texts of a source for Python-side pre-tokenization: files line by line."""
     if isinstance(source, (str, os.PathLike)):
         source = [source]

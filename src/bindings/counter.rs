@@ -72,6 +72,28 @@ impl WordCounter {
         self.inner.table.add(word, count);
     }
 
+    /// Adds (word, count) pairs, e.g. read back from a count file.
+    fn add_counts(&mut self, items: Vec<(String, u64)>) {
+        for (w, c) in &items {
+            self.inner.table.add(w, *c);
+        }
+    }
+
+    /// Adds `other`'s words after this table's (first-appearance order kept).
+    fn absorb(&mut self, py: Python<'_>, other: &WordCounter) {
+        let table = other.inner.table.clone();
+        let mine = &mut self.inner.table;
+        py.detach(|| mine.absorb(table));
+    }
+
+    /// The sum of all counts.
+    fn total(&self) -> u64 {
+        self.inner
+            .table
+            .iter()
+            .fold(0u64, |t, (_, c)| t.saturating_add(c))
+    }
+
     fn __len__(&self) -> usize {
         self.inner.table.len()
     }

@@ -22,6 +22,9 @@ COMMANDS = {
     # The tokenizer lab (a local web page) and its static report.
     "lab": "lab",
     "report": "lab",
+    # Scale-out: word counts that add up across shards and machines.
+    "count": "scale",
+    "merge-counts": "scale",
 }
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 

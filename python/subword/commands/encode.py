@@ -61,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     enc.add_argument("--errors", choices=("strict", "replace"), default="strict")
     enc.add_argument("--dropout", type=float, metavar="P", help="BPE-dropout probability")
     enc.add_argument("--seed", type=int_arg, default=0, help="seed for --dropout (default 0)")
+    _add_shard_flags(enc)
     enc.set_defaults(func=run_encode)
 
     dec = subparsers.add_parser(
@@ -116,6 +117,8 @@ def check_inputs(inputs: list[str]) -> None:
 def run_encode(args: argparse.Namespace) -> int:
     import subword
 
+    if args.shards is not None:
+        return _run_shards(args)
     if args.dropout is not None and not 0.0 <= args.dropout <= 1.0:
         raise UsageError(f"--dropout must be between 0 and 1, got {args.dropout}")
     if args.seed < 0:
@@ -180,4 +183,65 @@ def run_decode(args: argparse.Namespace) -> int:
             except InvalidInputError as exc:
                 raise UsageError(f"line {number}: {exc}") from None
             out.write(text + "\n")
+    return 0
+
+
+# --- token shards (issue 12: scale-out) ----------------------------------------------------
+def _add_shard_flags(enc: argparse.ArgumentParser) -> None:
+    from subword.commands.scale import add_ray_flag
+
+    group = enc.add_argument_group(
+        "token shards",
+        "Write the ids as flat .bin/.idx shards and a manifest (numpy.memmap-readable, "
+        "resumable) instead of text; see docs/scaling.md.",
+    )
+    group.add_argument("--shards", metavar="OUT_DIR", help="write token shards into OUT_DIR")
+    group.add_argument(
+        "--workers", type=int_arg, metavar="N", help="processes (default: every core)"
+    )
+    group.add_argument("--dtype", choices=("uint16", "uint32"), help="id type (default: fits)")
+    group.add_argument(
+        "--shard-bytes",
+        type=int_arg,
+        metavar="N",
+        help="input bytes per shard, cut at a line start (default 256 MiB)",
+    )
+    add_ray_flag(group, "encode")  # type: ignore[arg-type]
+
+
+def _run_shards(args: argparse.Namespace) -> int:
+    import sys
+
+    import subword
+    from subword.scale.shards import SHARD_BYTES
+
+    files = [f for f in args.inputs if f != "-"]
+    if not files or len(files) != len(args.inputs):
+        raise UsageError("--shards encodes files; give file names, not stdin")
+    if args.output or args.tokens or args.dropout is not None:
+        raise UsageError("--shards writes OUT_DIR alone: leave out -o, --tokens and --dropout")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    check_inputs(args.inputs)
+    tok = subword.load(args.model)
+    allowed, _ = _special_sets(args)
+    options = {
+        "dtype": args.dtype,
+        "shard_bytes": args.shard_bytes or SHARD_BYTES,
+        "errors": args.errors,
+        "allowed_special": allowed,
+    }
+    if args.ray is not None:
+        from subword.scale.ray import write_tokens
+
+        manifest = write_tokens(files, tok, args.shards, address=args.ray or None, **options)
+    else:
+        from subword.scale.shards import write_shards
+
+        manifest = write_shards(files, tok, args.shards, workers=args.workers, **options)
+    print(
+        f"subword encode: {len(manifest['shards'])} shards, {manifest['documents']} "
+        f"documents, {manifest['tokens']} tokens ({manifest['dtype']}) → {args.shards}",
+        file=sys.stderr,
+    )
     return 0

@@ -32,16 +32,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--vocab-txt", metavar="FILE", help="also write the plain vocabulary, one token a line"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument(
+        "--from-counts",
+        metavar="COUNTS",
+        help="train from a count file (`subword count`, `subword merge-counts`) instead of "
+        "text; its counting settings apply",
+    )
     p.set_defaults(func=run, option_names=names)
 
 
 def run(args: argparse.Namespace) -> int:
-    import subword
     from subword.options import given
 
     options = given(args, args.option_names)
     if args.vocab_size is None and args.num_merges is None:
         raise UsageError("give --vocab-size N or --num-merges N")
+    if args.from_counts is not None:
+        return _run_from_counts(args, options)
     files = [f for f in args.inputs if f != "-"]
     for f in files:
         if Path(f).is_dir():
@@ -56,8 +63,27 @@ def run(args: argparse.Namespace) -> int:
         options["korean_drop_tags"] = [t for t in tags if t]
     errors = options.get("errors", "strict")
     source = files if files and len(files) == len(args.inputs) else read_lines(args.inputs, errors)
+    return _train(source, options, args)
+
+
+def _run_from_counts(args: argparse.Namespace, options: dict) -> int:
+    from subword.scale.countfile import is_count_file
+
+    if args.inputs:
+        raise UsageError("--from-counts trains from the count file alone; give no text files")
+    path = Path(args.from_counts)
+    if not path.is_file():
+        raise UsageError(f"{args.from_counts}: no such file")
+    if not is_count_file(path):
+        raise UsageError(f"{args.from_counts}: not a count file (make one with `subword count`)")
+    return _train(str(path), options, args)
+
+
+def _train(source: object, options: dict, args: argparse.Namespace) -> int:
+    import subword
+
     start = time.perf_counter()
-    tok = subword.train(source, **options)
+    tok = subword.train(source, **options)  # type: ignore[arg-type]
     tok.save(args.output)
     if args.vocab_txt:
         tok.save_vocab_txt(args.vocab_txt)
