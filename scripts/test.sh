@@ -43,6 +43,9 @@ echo "$WHEEL"
 "$PY" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
 # CLIP's reference tokenizer; its dependencies (torch, torchvision) are not needed for it.
 "$PY" -m pip install --quiet --no-deps "clip-anytorch>=2.5,<3"
+# Llama 3's tokenizer.model and reference tokenizer (tiktoken with its regex and specials);
+# the package's other dependencies (the model code's) are not needed for it.
+"$PY" -m pip install --quiet --no-deps --only-binary :all: "llama-models>=0.3,<1"
 
 echo "== format, lint, types"
 cargo fmt --all -- --check

@@ -15,7 +15,7 @@ from peers import CORPORA, corpus_text, peer
 from subword._core import _testing
 from subword.pre_tokenizers.patterns import PATTERNS
 
-FAST = ["gpt2", "cl100k", "o200k"]
+FAST = ["gpt2", "cl100k", "o200k", "llama3"]
 
 
 def assert_same(name: str, texts: list[str]) -> None:

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from peers import peer
 
 import subword
-from peers import peer
 
 LINES = [
     "the lowest newer widest",

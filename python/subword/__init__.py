@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from subword.clip import ClipTokenizer, load_clip
     from subword.compression import compress, decompress
     from subword.config import ModelSpec, TokenizerConfig, TrainConfig
-    from subword.loading import load, load_gpt2, load_hf, load_tiktoken
+    from subword.loading import load, load_gpt2, load_hf, load_llama3, load_tiktoken
     from subword.nmt.apply import load_codes
 
     # scale-out: word counts
@@ -38,6 +38,7 @@ _EXPORTS = {
     "load": "subword.loading",
     "load_gpt2": "subword.loading",
     "load_hf": "subword.loading",
+    "load_llama3": "subword.loading",
     "load_tiktoken": "subword.loading",
     "Tokenizer": "subword.tokenizer",
     "train": "subword.training",
@@ -61,6 +62,7 @@ __all__ = [
     "load_codes",
     "load_gpt2",
     "load_hf",
+    "load_llama3",
     "load_tiktoken",
     "train",
     # scale-out: word counts

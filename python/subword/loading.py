@@ -13,7 +13,9 @@ from subword.errors import FormatError, InvalidInputError
 from subword.formats import detect_format, read_gpt2, read_hf, read_tiktoken
 from subword.formats.native import read_native
 from subword.formats.tiktoken import (
+    LLAMA3_RANKS,
     find_tiktoken_file,
+    llama3_special_tokens,
     spec_from_ranks,
     tiktoken_config,
     tiktoken_pre_tokenizer,
@@ -39,6 +41,8 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
     elif kind == "hf":
         spec = read_hf(path)
     elif kind == "tiktoken" and algorithm is None:
+        if Path(path).suffix == ".model" and _count_ranks(path) == LLAMA3_RANKS:
+            return load_llama3(path)
         return _tiktoken_model(path, tiktoken_pre_tokenizer(path), None)
     elif kind == "tiktoken":
         spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
@@ -109,6 +113,20 @@ def load_tiktoken(
     if pre_tokenizer is None:
         pre_tokenizer = tiktoken_pre_tokenizer(path)
     return _tiktoken_model(path, pre_tokenizer, special_tokens)
+
+
+def load_llama3(path: PathLike) -> Tokenizer:
+    """Llama 3's `tokenizer.model` (tiktoken ranks, in the `llama-models` package as
+    `llama_models/llama3/tokenizer.model`) with Llama 3's pre-tokenizer ("llama3") and its
+    256 special tokens (`<|begin_of_text|>` = 128000, ...), as its own tokenizer sets them.
+    `subword.load` picks this for a `.model` file in tiktoken's format with 128,000 ranks."""
+    return _tiktoken_model(path, "llama3", llama3_special_tokens(_count_ranks(path)))
+
+
+def _count_ranks(path: PathLike) -> int:
+    """The number of non-blank lines of a tiktoken-format file (its ranks)."""
+    data = Path(path).read_bytes()
+    return len(data.splitlines()) - data.splitlines().count(b"")
 
 
 def _tiktoken_model(

@@ -26,6 +26,15 @@ pub const CL100K: &str = concat!(
     r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
 );
 
+/// Llama 3's pattern (`llama_models/llama3/tokenizer.py`): cl100k's in its older,
+/// non-possessive form, which differs from tiktoken's current cl100k only at the end of
+/// the text: a whitespace run with a line break is cut after its last line break (`\s*[\r\n]+`)
+/// where cl100k's `\s++$` takes it whole.
+pub const LLAMA3: &str = concat!(
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*",
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+);
+
 /// tiktoken's o200k_base pattern.
 pub const O200K: &str = concat!(
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -43,10 +52,16 @@ pub enum FastPattern {
     Gpt2,
     Cl100k,
     O200k,
+    Llama3,
 }
 
 impl FastPattern {
-    pub const ALL: [FastPattern; 3] = [FastPattern::Gpt2, FastPattern::Cl100k, FastPattern::O200k];
+    pub const ALL: [FastPattern; 4] = [
+        FastPattern::Gpt2,
+        FastPattern::Cl100k,
+        FastPattern::O200k,
+        FastPattern::Llama3,
+    ];
 
     /// The splitter for `pattern` if it is exactly one of the three strings, else `None`.
     pub fn from_regex(pattern: &str) -> Option<Self> {
@@ -58,6 +73,7 @@ impl FastPattern {
             FastPattern::Gpt2 => GPT2,
             FastPattern::Cl100k => CL100K,
             FastPattern::O200k => O200K,
+            FastPattern::Llama3 => LLAMA3,
         }
     }
 
@@ -67,6 +83,7 @@ impl FastPattern {
             FastPattern::Gpt2 => "gpt2",
             FastPattern::Cl100k => "cl100k",
             FastPattern::O200k => "o200k",
+            FastPattern::Llama3 => "llama3",
         }
     }
 
@@ -88,6 +105,7 @@ impl FastPattern {
             FastPattern::Gpt2 => scan.split::<Gpt2End>(text, sink),
             FastPattern::Cl100k => scan.split::<Cl100kEnd>(text, sink),
             FastPattern::O200k => scan.split::<O200kEnd>(text, sink),
+            FastPattern::Llama3 => scan.split::<Llama3End>(text, sink),
         }
     }
 }
@@ -114,6 +132,7 @@ trait PatternEnd {
 struct Gpt2End;
 struct Cl100kEnd;
 struct O200kEnd;
+struct Llama3End;
 
 impl PatternEnd for Gpt2End {
     #[inline(always)]
@@ -126,6 +145,13 @@ impl PatternEnd for Cl100kEnd {
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
         scan.cl100k(p)
+    }
+}
+
+impl PatternEnd for Llama3End {
+    #[inline(always)]
+    fn end(scan: &Scan<'_>, p: usize) -> usize {
+        scan.cl100k_rules(p, false)
     }
 }
 
@@ -380,6 +406,12 @@ impl Scan<'_> {
     /// `| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
     #[inline(always)]
     fn cl100k(&self, p: usize) -> usize {
+        self.cl100k_rules(p, true)
+    }
+
+    /// cl100k with its `\s++$` rule (`run_to_end`), or Llama 3 without it (see `LLAMA3`).
+    #[inline(always)]
+    fn cl100k_rules(&self, p: usize, run_to_end: bool) -> usize {
         let (Some(&byte), Some((f, n))) = (self.b.get(p), self.at(p)) else {
             return p;
         };
@@ -410,13 +442,14 @@ impl Scan<'_> {
         // line break (the greedy `\s*` backs off to it); `\s+(?!\S)` all but the last
         // character; `\s` one.
         let (end, last, newline) = self.spaces(p);
-        if end == self.b.len() {
+        if run_to_end && end == self.b.len() {
             return end;
         }
         if let Some(e) = newline {
             return e;
         }
-        if last == p {
+        // `\s+(?!\S)` takes a run that ends the text whole (Llama 3 gets here).
+        if end == self.b.len() || last == p {
             end
         } else {
             last

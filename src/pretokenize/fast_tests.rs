@@ -51,6 +51,13 @@ fn known_splits() {
         fast(FastPattern::O200k, t),
         ["Hello", " world", "!", " I'm", " HERE's", " ", "123", "45", " \n\n", " ", " ok"]
     );
+    // Llama 3 splits as cl100k except for a run with a line break at the end.
+    assert_eq!(fast(FastPattern::Llama3, t), fast(FastPattern::Cl100k, t));
+    assert_eq!(
+        fast(FastPattern::Llama3, "abc  \n  "),
+        ["abc", "  \n", "  "]
+    );
+    assert_eq!(fast(FastPattern::Cl100k, "abc  \n  "), ["abc", "  \n  "]);
 }
 
 #[test]
@@ -183,6 +190,7 @@ fn pieces_cover_the_text_without_panicking_on_any_byte_position() {
         };
         for i in 0..=t.len() + 2 {
             let _ = (scan.gpt2(i), scan.cl100k(i), scan.o200k(i));
+            let _ = scan.cl100k_rules(i, false);
         }
     }
 }

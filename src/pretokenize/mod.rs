@@ -4,7 +4,7 @@
 //! `Whitespace` is the classic split (Python's `str.split()`: runs of Unicode whitespace
 //! separate words and are dropped). `Regex` keeps every match and drops nothing between
 //! matches only if the pattern covers all text, as the GPT-style patterns do. `Fast` is a
-//! hand-written splitter for one of the fixed gpt2/cl100k/o200k patterns, giving the same
+//! hand-written splitter for one of the fixed gpt2/cl100k/o200k/llama3 patterns, giving the same
 //! pieces as `Regex` on that pattern 15 to 40 times faster (see `fast.rs`).
 //!
 //! Unicode versions: `\p{L}`, `\p{N}` and `\s` follow `regex-syntax`'s tables (Unicode
@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-pub use fast::{FastPattern, PieceSink, CL100K, GPT2, O200K};
+pub use fast::{FastPattern, PieceSink, CL100K, GPT2, LLAMA3, O200K};
 
 /// CLIP's pattern as `subword.pre_tokenizers.patterns.PATTERNS["clip"]` writes it.
 pub const CLIP: &str = concat!(

@@ -62,6 +62,31 @@ def tiktoken_pre_tokenizer(path: PathLike) -> str:
     return "gpt2" if encoding in ("r50k_base", "p50k_base", "p50k_edit", "gpt2") else "cl100k"
 
 
+# Llama 3's special tokens, in order after the ranks (llama_models/llama3/tokenizer.py):
+# twelve named ones, then reserved ones up to 256 in all.
+_LLAMA3_NAMED = (
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>",
+    "<|finetune_right_pad_id|>",
+    "<|step_id|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|python_tag|>",
+    "<|image|>",
+)
+LLAMA3_RANKS = 128_000
+
+
+def llama3_special_tokens(num_ranks: int = LLAMA3_RANKS) -> dict[str, int]:
+    """Llama 3's 256 special tokens, numbered from the number of ranks on."""
+    reserved = [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(_LLAMA3_NAMED))]
+    return {token: num_ranks + i for i, token in enumerate([*_LLAMA3_NAMED, *reserved])}
+
+
 def default_special_tokens(name: str) -> dict[str, int]:
     """tiktoken's special tokens for an encoding ("cl100k_base", or "cl100k")."""
     try:

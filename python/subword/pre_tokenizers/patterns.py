@@ -8,6 +8,7 @@ below cover every character, so for them this is the same as splitting.
 
 Flags each needs:
 - gpt2, cl100k, o200k: none (tiktoken's own strings; cl100k and o200k carry `(?i:...)`).
+- llama3: none (Llama 3's own string, with `(?i:...)`).
 - clip: none in the form below. CLIP compiles its pattern (`CLIP_ORIGINAL`) with Python
   `regex` and IGNORECASE and applies it to lower-cased text. On lower-cased text IGNORECASE
   changes exactly two things, found by checking every code point: `ſ` (U+017F) matches `s`
@@ -43,6 +44,14 @@ _O200K = "|".join(
     ]
 )
 
+# Llama 3's pattern as `llama_models/llama3/tokenizer.py` writes it: cl100k's older form, which
+# differs from tiktoken's current cl100k only where a whitespace run with a line break ends
+# the text (cut after the last break here, whole there).
+_LLAMA3 = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+    r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
 # CLIP's simple_tokenizer pattern exactly as it is written there (compiled with IGNORECASE).
 CLIP_ORIGINAL = (
     r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]"""
@@ -55,7 +64,13 @@ _CLIP = (
     r"""|[\p{N}]|[^\s\p{L}\p{N}\u0345]+"""
 )
 
-PATTERNS: dict[str, str] = {"gpt2": _GPT2, "cl100k": _CL100K, "o200k": _O200K, "clip": _CLIP}
+PATTERNS: dict[str, str] = {
+    "gpt2": _GPT2,
+    "cl100k": _CL100K,
+    "o200k": _O200K,
+    "llama3": _LLAMA3,
+    "clip": _CLIP,
+}
 
 # tiktoken's encoding names for the same patterns.
 _ALIASES = {
