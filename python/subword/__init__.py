@@ -16,7 +16,14 @@ if TYPE_CHECKING:
     from subword.clip import ClipTokenizer, load_clip
     from subword.compression import compress, decompress
     from subword.config import ModelSpec, TokenizerConfig, TrainConfig
-    from subword.loading import load, load_gpt2, load_hf, load_llama3, load_tiktoken
+    from subword.loading import (
+        load,
+        load_gpt2,
+        load_hf,
+        load_llama3,
+        load_tekken,
+        load_tiktoken,
+    )
     from subword.nmt.apply import load_codes
 
     # scale-out: word counts
@@ -39,6 +46,7 @@ _EXPORTS = {
     "load_gpt2": "subword.loading",
     "load_hf": "subword.loading",
     "load_llama3": "subword.loading",
+    "load_tekken": "subword.loading",
     "load_tiktoken": "subword.loading",
     "Tokenizer": "subword.tokenizer",
     "train": "subword.training",
@@ -63,6 +71,7 @@ __all__ = [
     "load_gpt2",
     "load_hf",
     "load_llama3",
+    "load_tekken",
     "load_tiktoken",
     "train",
     # scale-out: word counts

@@ -46,6 +46,8 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         return _tiktoken_model(path, tiktoken_pre_tokenizer(path), None)
     elif kind == "tiktoken":
         spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
+    elif kind == "tekken" and algorithm is None:
+        return load_tekken(path)
     elif kind == "clip":
         from subword.clip import load_clip
 
@@ -55,7 +57,10 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         vocab = Path(path) if Path(path).is_file() else folder / "vocab.json"
         spec = read_gpt2(vocab, folder / "merges.txt")
     else:
-        raise InvalidInputError(f"format={kind!r}: use native, hf, tiktoken, clip or gpt2")
+        raise InvalidInputError(
+            f"format={kind!r}: use native, hf, tiktoken, tekken, clip or gpt2 (a Tekken model "
+            "loads with the merge rule of its ranks only)"
+        )
     if algorithm is not None:
         from dataclasses import replace
 
@@ -121,6 +126,23 @@ def load_llama3(path: PathLike) -> Tokenizer:
     256 special tokens (`<|begin_of_text|>` = 128000, ...), as its own tokenizer sets them.
     `subword.load` picks this for a `.model` file in tiktoken's format with 128,000 ranks."""
     return _tiktoken_model(path, "llama3", llama3_special_tokens(_count_ranks(path)))
+
+
+def load_tekken(path: PathLike) -> Tokenizer:
+    """Mistral's Tekken tokenizer file (`tekken_*.json`, as in the `mistral-common` package):
+    tiktoken-style ranks shifted past its special tokens (ids 0 to
+    `default_num_special_tokens - 1`), its own split pattern. `encode_ordinary(text)` gives
+    Mistral's `Tekkenizer.encode(text, bos=False, eos=False)`; `encode` follows tiktoken's
+    special-token rules (text holding a special token such as `[INST]` raises unless
+    allowed), where Mistral's tokenizer encodes such text as ordinary text."""
+    from subword.files import read_json
+    from subword.formats.tekken import read_tekken
+
+    data, pattern, specials = read_tekken(path, read_json(path))
+    try:
+        return _tiktoken_from_bytes(data, os.fspath(path), pattern, specials)
+    except InvalidInputError as exc:
+        raise FormatError(f"the vocab of this Tekken file: {exc}", path=path) from None
 
 
 def _count_ranks(path: PathLike) -> int:

@@ -87,7 +87,8 @@ _TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=*\s+\d+\s*")
 
 
 def detect_format(path: PathLike) -> str:
-    """Which format a model file is in: "native", "hf", "tiktoken", "clip" or "gpt2".
+    """Which format a model file is in: "native", "hf", "tiktoken", "tekken", "clip" or
+    "gpt2".
 
     A folder holding tokenizer.json is "hf"; one holding vocab.json and merges.txt is "gpt2".
     Raises FormatError when the file is none of them.
@@ -141,8 +142,10 @@ def _detect_json(path: Path) -> str:
         return "native"
     if "model" in data:
         return "hf"
+    if isinstance(data.get("config"), dict) and "vocab" in data:
+        return "tekken"
     if data and all(isinstance(v, int) for v in data.values()):
         if (path.parent / "merges.txt").is_file():
             return "gpt2"
         raise FormatError(f"{path}: a token -> id vocab without a merges.txt beside it")
-    raise FormatError(f"{path}: JSON that is neither a subword, HF nor GPT-2 model")
+    raise FormatError(f"{path}: JSON that is neither a subword, HF, Tekken nor GPT-2 model")
