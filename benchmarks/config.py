@@ -12,7 +12,7 @@ from benchmarks.encoders import PEERS
 from benchmarks.trainers import TRAINERS
 
 MB = 1_000_000
-SECTIONS = ("encoding", "cold", "training", "classic", "scaling", "worst")
+SECTIONS = ("encoding", "cold", "training", "classic", "scaling", "worst", "scale")
 ENCODINGS = ("cl100k_base", "o200k_base")
 # Peers whose batch call is also timed with one thread (the `batch1/...` rows): subword's
 # batch speed-up on all cores is one of the targets; two peers give it context.
@@ -77,6 +77,8 @@ class Config:
     worst_encoding: str = "cl100k_base"
     worst_encoders: tuple[str, ...] = ("subword", "tiktoken", "toktok-rs", "gigatoken")
     worst_timeout: float = 120.0
+    # Scale-out: Ray and the process pool against one process, on this much mixed text.
+    scale_bytes: int = 100 * MB
 
 
 def quick() -> Config:
@@ -100,6 +102,7 @@ def quick() -> Config:
         worst_bytes=1 * MB,
         worst_tenth=False,
         worst_timeout=30.0,
+        scale_bytes=10 * MB,
     )
 
 

@@ -384,6 +384,10 @@ def markdown(results: dict) -> str:
         lines += _classic_lines(results["classic"])
     if results.get("scaling"):
         lines += _scaling_lines(results["scaling"])
+    if results.get("scale"):
+        from benchmarks.sections.scale import lines as scale_lines
+
+        lines += scale_lines(results["scale"])
     if results.get("worst"):
         lines += report_tables.worst_lines(results["worst"], results["headlines"]["worst"])
     lines += ["![results](results.png)", ""]

@@ -1,8 +1,8 @@
 """The benchmark suite: `python -m benchmarks.suite [--quick] [options]` from the repository
 root, inside the benchmark environment (`bash benchmarks/run.sh` makes it and runs this).
 
-Runs the sections in order (encoding, cold start, training, classic, scaling, worst cases), each
-measurement in a child process, and writes results.json, RESULTS.md and results.png to the
+Runs the sections in order (encoding, cold start, training, classic, scaling, worst cases,
+scale-out), each measurement in a child process, and writes results.json, RESULTS.md and results.png to the
 results folder (benchmarks/results, or benchmarks/results/quick for --quick).
 """
 
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from benchmarks import config, machine, report
-from benchmarks.sections import classic, cold, encoding, scaling, training, worst
+from benchmarks.sections import classic, cold, encoding, scale, scaling, training, worst
 from benchmarks.vocabs import VOCABS, Unavailable, check_rank_file, hf_json_file
 
 RUNNERS = {
@@ -26,6 +26,7 @@ RUNNERS = {
     "classic": classic.run,
     "scaling": scaling.run,
     "worst": worst.run,
+    "scale": scale.run,
 }
 
 
