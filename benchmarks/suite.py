@@ -2,8 +2,9 @@
 root, inside the benchmark environment (`bash benchmarks/run.sh` makes it and runs this).
 
 Runs the sections in order (encoding, cold start, training, classic, scaling, worst cases,
-scale-out), each measurement in a child process, and writes results.json, RESULTS.md and results.png to the
-results folder (benchmarks/results, or benchmarks/results/quick for --quick).
+scale-out), each measurement in a child process, and writes results.json, RESULTS.md and
+results.png to the results folder (benchmarks/results, or benchmarks/results/quick for
+--quick).
 """
 
 from __future__ import annotations
