@@ -107,7 +107,7 @@ def test_model_file_with_bad_fields_names_the_field(model_file):
     with pytest.raises(ValueError, match="field merges: missing"):
         subword.load(model_file)
     model_file.write_text('{"format": "other"}')
-    with pytest.raises(ValueError, match="neither a subword, HF nor GPT-2 model"):
+    with pytest.raises(ValueError, match="neither a subword, HF, Tekken nor GPT-2 model"):
         subword.load(model_file)
 
 
