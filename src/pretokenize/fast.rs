@@ -14,6 +14,7 @@
 //! figures: see docs/performance.md#pre-tokenization.
 
 use super::classes::{classes, Classes, LETTER, LOWER, NEWLINE, NUMBER, UPPER, WS};
+use super::PieceSink;
 use crate::error::{Error, Result};
 
 /// tiktoken's r50k/p50k/gpt2 pattern (possessive form).
@@ -107,18 +108,6 @@ impl FastPattern {
             FastPattern::O200k => scan.split::<O200kEnd>(text, sink),
             FastPattern::Llama3 => scan.split::<Llama3End>(text, sink),
         }
-    }
-}
-
-/// What receives the pieces of a text. Any `FnMut(&str)` is one.
-pub trait PieceSink<'t> {
-    fn piece(&mut self, piece: &'t str);
-}
-
-impl<'t, F: FnMut(&'t str)> PieceSink<'t> for F {
-    #[inline(always)]
-    fn piece(&mut self, piece: &'t str) {
-        self(piece)
     }
 }
 

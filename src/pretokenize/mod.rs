@@ -20,7 +20,19 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-pub use fast::{FastPattern, PieceSink, CL100K, GPT2, LLAMA3, O200K};
+pub use fast::{FastPattern, CL100K, GPT2, LLAMA3, O200K};
+
+/// What receives the pieces of a text. Any `FnMut(&str)` is one.
+pub trait PieceSink<'t> {
+    fn piece(&mut self, piece: &'t str);
+}
+
+impl<'t, F: FnMut(&'t str)> PieceSink<'t> for F {
+    #[inline(always)]
+    fn piece(&mut self, piece: &'t str) {
+        self(piece)
+    }
+}
 
 /// CLIP's pattern as `subword.pre_tokenizers.patterns.PATTERNS["clip"]` writes it.
 pub const CLIP: &str = concat!(
