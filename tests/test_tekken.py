@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from peers import CORPORA, corpus_lines, corpus_text, missing, peer
 
 import subword
-from subword.errors import FormatError
+from subword.errors import FormatError, InvalidInputError
 
 pytestmark = [pytest.mark.peer]
 
@@ -49,6 +49,8 @@ def test_specials_and_sizes(pair) -> None:
 
 def test_load_detects_tekken() -> None:
     path = _path(FILES[-1])
+    with pytest.raises(InvalidInputError, match="Tekken file holds ranks"):
+        subword.load(path, algorithm="greedy")
     assert subword.load(path).encode_ordinary("Hello") == subword.load_tekken(path).encode_ordinary(
         "Hello"
     )

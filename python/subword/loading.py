@@ -46,7 +46,11 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         return _tiktoken_model(path, tiktoken_pre_tokenizer(path), None)
     elif kind == "tiktoken":
         spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
-    elif kind == "tekken" and algorithm is None:
+    elif kind == "tekken":
+        if algorithm is not None:
+            raise InvalidInputError(
+                "algorithm= applies to models with a merge list; a Tekken file holds ranks"
+            )
         return load_tekken(path)
     elif kind == "clip":
         from subword.clip import load_clip
@@ -57,10 +61,7 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         vocab = Path(path) if Path(path).is_file() else folder / "vocab.json"
         spec = read_gpt2(vocab, folder / "merges.txt")
     else:
-        raise InvalidInputError(
-            f"format={kind!r}: use native, hf, tiktoken, tekken, clip or gpt2 (a Tekken model "
-            "loads with the merge rule of its ranks only)"
-        )
+        raise InvalidInputError(f"format={kind!r}: use native, hf, tiktoken, tekken, clip or gpt2")
     if algorithm is not None:
         from dataclasses import replace
 
@@ -147,8 +148,7 @@ def load_tekken(path: PathLike) -> Tokenizer:
 
 def _count_ranks(path: PathLike) -> int:
     """The number of non-blank lines of a tiktoken-format file (its ranks)."""
-    data = Path(path).read_bytes()
-    return len(data.splitlines()) - data.splitlines().count(b"")
+    return sum(1 for line in Path(path).read_bytes().splitlines() if line)
 
 
 def _tiktoken_model(
