@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         load_gpt2,
         load_hf,
         load_llama3,
+        load_sentencepiece,
         load_tekken,
         load_tiktoken,
     )
@@ -46,6 +47,7 @@ _EXPORTS = {
     "load_gpt2": "subword.loading",
     "load_hf": "subword.loading",
     "load_llama3": "subword.loading",
+    "load_sentencepiece": "subword.loading",
     "load_tekken": "subword.loading",
     "load_tiktoken": "subword.loading",
     "Tokenizer": "subword.tokenizer",
@@ -71,6 +73,7 @@ __all__ = [
     "load_gpt2",
     "load_hf",
     "load_llama3",
+    "load_sentencepiece",
     "load_tekken",
     "load_tiktoken",
     "train",

@@ -52,6 +52,11 @@ class Model:
         specials: list[tuple[str, int]],
         options: Options | None = None,
     ) -> None: ...
+    def is_sentencepiece(self) -> bool: ...
+    @staticmethod
+    def from_sentencepiece(data: bytes, path: str) -> Model:
+        """A SentencePiece BPE model from its `.model` file's bytes."""
+        ...
     @staticmethod
     def from_tiktoken(
         data: bytes, path: str, specials: list[tuple[str, int]], options: Options | None = None
@@ -86,6 +91,12 @@ class Model:
     def decode_bytes(self, ids: list[int]) -> bytes: ...
     def vocab_size(self) -> int: ...
     def id_to_token(self) -> list[tuple[int, str]]: ...
+
+def read_sentencepiece(
+    data: bytes, path: str
+) -> tuple[list[tuple[str, float, str]], dict[str, Any]]:
+    """A SentencePiece `.model` file's pieces (text, score, type) by id and its settings."""
+    ...
 
 def read_tiktoken_ranks(
     data: bytes, path: str, specials: list[tuple[str, int]]

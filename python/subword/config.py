@@ -151,6 +151,26 @@ class ModelSpec:
     vocab: dict[str, int]
     merges: list[tuple[str, str]]
     special_tokens: dict[str, int] = field(default_factory=dict)
+    # A SentencePiece model's own settings (scores, piece types, normalizer); None for the
+    # rest. Its merges are derived from the scores, for formats that need a merge list.
+    sentencepiece: SentencePieceSettings | None = None
+
+
+@dataclass(frozen=True)
+class SentencePieceSettings:
+    """What a SentencePiece BPE `.model` file holds beyond a vocabulary: each piece's score
+    and type (by id), byte fallback, what an unknown piece decodes to, the normalizer (its
+    rule name, precompiled character map and whitespace rules), and the file itself."""
+
+    pieces: tuple[tuple[str, float, str], ...]
+    byte_fallback: bool
+    unk_surface: str
+    normalizer_name: str
+    precompiled_charsmap: bytes
+    add_dummy_prefix: bool
+    remove_extra_whitespaces: bool
+    escape_whitespaces: bool
+    model_file: bytes = field(repr=False)
 
 
 @dataclass

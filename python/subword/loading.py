@@ -29,7 +29,8 @@ PathLike = str | os.PathLike[str]
 def load(path: PathLike, *, format: str | None = None, algorithm: str | None = None) -> Tokenizer:
     """Loads a model file: subword's JSON, an HF `tokenizer.json`, a `.tiktoken` file (named
     after its encoding, e.g. cl100k_base.tiktoken, for its pre-tokenizer and special tokens),
-    a CLIP `bpe_simple_vocab_16e6.txt.gz`, or a GPT-2 `vocab.json` (with `merges.txt` beside
+    Llama 3's `tokenizer.model`, a SentencePiece BPE `.model`, a Mistral Tekken JSON, a CLIP
+    `bpe_simple_vocab_16e6.txt.gz`, or a GPT-2 `vocab.json` (with `merges.txt` beside
     it) or a folder holding those. `format` skips detection. `algorithm="greedy"` loads a
     classic model for greedy longest-match inference instead of merging."""
     if not Path(path).exists():
@@ -46,6 +47,13 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         return _tiktoken_model(path, tiktoken_pre_tokenizer(path), None)
     elif kind == "tiktoken":
         spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
+    elif kind == "sentencepiece":
+        if algorithm is not None:
+            raise InvalidInputError(
+                "algorithm= applies to models with a merge list; a SentencePiece model merges "
+                "by its entries' scores"
+            )
+        return load_sentencepiece(path)
     elif kind == "tekken":
         if algorithm is not None:
             raise InvalidInputError(
@@ -61,7 +69,9 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
         vocab = Path(path) if Path(path).is_file() else folder / "vocab.json"
         spec = read_gpt2(vocab, folder / "merges.txt")
     else:
-        raise InvalidInputError(f"format={kind!r}: use native, hf, tiktoken, tekken, clip or gpt2")
+        raise InvalidInputError(
+            f"format={kind!r}: use native, hf, tiktoken, sentencepiece, tekken, clip or gpt2"
+        )
     if algorithm is not None:
         from dataclasses import replace
 
@@ -144,6 +154,35 @@ def load_tekken(path: PathLike) -> Tokenizer:
         return _tiktoken_from_bytes(data, os.fspath(path), pattern, specials)
     except InvalidInputError as exc:
         raise FormatError(f"the vocab of this Tekken file: {exc}", path=path) from None
+
+
+def load_sentencepiece(path: PathLike) -> Tokenizer:
+    """A SentencePiece BPE model (`.model`, the protobuf that Llama 2, Mistral 7B, TinyLlama,
+    Phi-3 and Gemma ship): its normalizer (precompiled character map, whitespace rules, `▁`
+    for spaces), merges by entry score, byte fallback to `<0xNN>` pieces, control pieces
+    (`<s>`, `</s>`, ...) as special tokens. `encode_ordinary(text)` gives
+    `SentencePieceProcessor.encode(text)`; `encode` follows tiktoken's special-token rules
+    (text holding `</s>` raises unless allowed). Unigram models are refused: they are not
+    BPE."""
+    data = Path(path).read_bytes()
+    return _sentencepiece_from_bytes(data, os.fspath(path))
+
+
+def _sentencepiece_from_bytes(data: bytes, path: str) -> Tokenizer:
+    from subword import _core
+    from subword.formats.sentencepiece import read_sentencepiece
+
+    core = _core.Model.from_sentencepiece(data, path)
+    spec = read_sentencepiece(data, path)
+
+    def rebuild() -> tuple:
+        return _unpickle_sentencepiece, (zlib.compress(data, 6),)
+
+    return Tokenizer._from_core(core, spec.config, dict(spec.special_tokens), lambda: spec, rebuild)
+
+
+def _unpickle_sentencepiece(packed: bytes) -> Tokenizer:
+    return _sentencepiece_from_bytes(zlib.decompress(packed), "<pickled tokenizer>")
 
 
 def _count_ranks(path: PathLike) -> int:

@@ -96,6 +96,26 @@ def utf8_safe(text: str) -> str:
     return text
 
 
+_BYTEWISE_REPLACE = "subword-replace-each-byte"
+
+
+def _register_bytewise_replace() -> str:
+    """The name of a `bytes.decode` error handler that puts one U+FFFD per undecodable
+    byte (SentencePiece's rule), registered on first use."""
+    import codecs
+
+    try:
+        codecs.lookup_error(_BYTEWISE_REPLACE)
+    except LookupError:
+
+        def each_byte(exc: UnicodeError) -> tuple[str, int]:
+            assert isinstance(exc, UnicodeDecodeError)
+            return "\ufffd" * (exc.end - exc.start), exc.end
+
+        codecs.register_error(_BYTEWISE_REPLACE, each_byte)
+    return _BYTEWISE_REPLACE
+
+
 def _split_specials(text: str, tokens: list[str]) -> list[str]:
     """`text` cut around the special tokens it contains (longest first at each place)."""
     import re
@@ -108,6 +128,14 @@ class Tokenizer:
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
     def __init__(self, spec: ModelSpec, training: dict | None = None) -> None:
+        if spec.sentencepiece is not None:
+            # Built from the model file itself: its normalizer and scores are not options.
+            core = _core.Model.from_sentencepiece(spec.sentencepiece.model_file, "<spec>")
+            self._attach(core, spec.config, dict(spec.special_tokens), training)
+            self._spec_value: ModelSpec | None = spec
+            self._make_spec: Callable[[], ModelSpec] | None = None
+            self._rebuild: Callable[[], tuple[Any, ...]] | None = None
+            return
         check_ids(spec)
         if spec.config.algorithm == "greedy":
             spec = with_continuations(spec)
@@ -124,9 +152,9 @@ class Tokenizer:
             ordinary, list(spec.merges), list(specials.items()), _core_options(config, unk_id)
         )
         self._attach(core, config, dict(specials), training)
-        self._spec_value: ModelSpec | None = spec
-        self._make_spec: Callable[[], ModelSpec] | None = None
-        self._rebuild: Callable[[], tuple[Any, ...]] | None = None
+        self._spec_value = spec
+        self._make_spec = None
+        self._rebuild = None
 
     @classmethod
     def _from_core(
@@ -182,6 +210,9 @@ class Tokenizer:
         if self._id_to_token_map is None:
             self._id_to_token_map = dict(self._core.id_to_token())
         return self._id_to_token_map
+
+    def _spec_is_sentencepiece(self) -> bool:
+        return self._core.is_sentencepiece()
 
     # --- pickling ----------------------------------------------------------------------
     def __reduce__(self) -> tuple[Any, ...]:
@@ -557,6 +588,10 @@ class Tokenizer:
         A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
         Korean one restores the spacing from its word-start marks); `join=False` gives
         the pieces as the core decodes them instead."""
+        if errors == "replace" and self._spec_is_sentencepiece():
+            # SentencePiece replaces each byte of a broken UTF-8 sequence, not each
+            # maximal run of them as Python does.
+            errors = _register_bytewise_replace()
         text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
         joiner = getattr(self._python_pre_tokenizer, "join", None) if join else None
         if joiner is None:
@@ -610,16 +645,41 @@ class Tokenizer:
 
     def save(self, path: str | os.PathLike[str], format: str = "native") -> None:
         """Writes the model. format: "native" (subword's JSON: everything), "hf"
-        (tokenizer.json), "tiktoken" (byte-level, rank-ordered models only) or "gpt2"
-        (`path` is a folder that gets vocab.json and merges.txt). A format that cannot
+        (tokenizer.json), "tiktoken" (byte-level, rank-ordered models only), "gpt2"
+        (`path` is a folder that gets vocab.json and merges.txt) or "sentencepiece" (a model
+        loaded from a SentencePiece .model file, written back as it was). A format that cannot
         express the model raises InvalidInputError naming what it lacks."""
         from pathlib import Path
 
         from subword.formats import write_gpt2, write_hf, write_tiktoken
         from subword.formats.native import write_native
 
-        if format == "native":
+        sentencepiece = self._spec.sentencepiece
+        if sentencepiece is not None and format not in ("hf", "sentencepiece"):
+            raise InvalidInputError(
+                f"format={format!r} cannot express a SentencePiece model (its normalizer, and "
+                "merges by entry score): save as 'sentencepiece' (the .model file) or 'hf' "
+                "(tokenizer.json with byte fallback)"
+            )
+        if format == "sentencepiece":
+            if sentencepiece is None:
+                raise InvalidInputError(
+                    "format='sentencepiece' writes models loaded from a SentencePiece .model "
+                    "file; this model is not one: save as 'native' or 'hf'"
+                )
+            from subword.files import write_atomic
+
+            write_atomic(path, sentencepiece.model_file)
+        elif format == "native":
             write_native(self._spec, path, self.training or None)
+        elif format == "hf" and sentencepiece is not None:
+            import json
+
+            from subword.files import write_atomic
+            from subword.formats.sentencepiece import to_hf_json
+
+            text = json.dumps(to_hf_json(self._spec), ensure_ascii=False, indent=2) + "\n"
+            write_atomic(path, text.encode("utf-8"))
         elif format == "hf":
             write_hf(self._spec, path)
         elif format == "tiktoken":
@@ -635,4 +695,6 @@ class Tokenizer:
             folder.mkdir(parents=True, exist_ok=True)
             write_gpt2(self._spec, folder / "vocab.json", folder / "merges.txt")
         else:
-            raise InvalidInputError(f"format={format!r}: use native, hf, tiktoken or gpt2")
+            raise InvalidInputError(
+                f"format={format!r}: use native, hf, tiktoken, gpt2 or sentencepiece"
+            )

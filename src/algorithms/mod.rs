@@ -6,12 +6,14 @@
 //! - `bpe`: initial symbols, then merges by rank (`merge`: the merge loops), with
 //!   BPE-dropout as an option;
 //! - `greedy`: WordPiece-style greedy longest match with a continuation prefix;
-//! - `ranks`: recovering merges from a tiktoken-style ranked vocabulary.
+//! - `ranks`: recovering merges from a tiktoken-style ranked vocabulary;
+//! - `sentencepiece`: SentencePiece's BPE (merges by entry score, byte fallback).
 
 pub mod bpe;
 pub mod greedy;
 pub mod merge;
 pub mod ranks;
+pub mod sentencepiece;
 
 use rustc_hash::FxHashMap;
 
@@ -39,6 +41,8 @@ pub enum AlgorithmConfig {
     /// Greedy longest match against the vocabulary at each position; pieces after the
     /// first of a word use their continuation form, `prefix` + token.
     Greedy { prefix: String },
+    /// SentencePiece BPE: built from its model file (`Tokenizer::from_sentencepiece`).
+    SentencePiece,
 }
 
 /// An algorithm with its tables. One per tokenizer, so the size of the BPE variant (its
@@ -48,6 +52,7 @@ pub enum AlgorithmConfig {
 pub enum Algorithm {
     Bpe(bpe::Bpe),
     Greedy(greedy::Greedy),
+    SentencePiece(sentencepiece::SentencePieceBpe),
 }
 
 impl Algorithm {
@@ -57,6 +62,7 @@ impl Algorithm {
         match self {
             Algorithm::Bpe(bpe) => bpe.encode_word(piece, out),
             Algorithm::Greedy(greedy) => greedy.encode_word(piece, out),
+            Algorithm::SentencePiece(sp) => sp.encode_word(piece, out),
         }
     }
 
@@ -71,13 +77,21 @@ impl Algorithm {
         match self {
             Algorithm::Bpe(bpe) => bpe.encode_word_dropout(piece, out, p, rng),
             Algorithm::Greedy(greedy) => greedy.encode_word(piece, out),
+            Algorithm::SentencePiece(sp) => sp.encode_word(piece, out),
         }
     }
 
     pub fn greedy(&self) -> Option<&greedy::Greedy> {
         match self {
             Algorithm::Greedy(greedy) => Some(greedy),
-            Algorithm::Bpe(_) => None,
+            Algorithm::Bpe(_) | Algorithm::SentencePiece(_) => None,
+        }
+    }
+
+    pub fn sentencepiece(&self) -> Option<&sentencepiece::SentencePieceBpe> {
+        match self {
+            Algorithm::SentencePiece(sp) => Some(sp),
+            _ => None,
         }
     }
 }

@@ -40,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::train, m)?)?;
     m.add_function(wrap_pyfunction!(model::recover_merge_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(model::read_tiktoken_ranks, m)?)?;
+    m.add_function(wrap_pyfunction!(model::read_sentencepiece, m)?)?;
     calls::register(m)?;
     compress::register(m)?;
     nmt::register(m)?;

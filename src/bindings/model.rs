@@ -9,7 +9,7 @@ use super::errors::{invalid_input, to_py_err};
 use super::options::model_config;
 use super::parallel_on;
 use super::specials::Specials;
-use crate::formats::tiktoken;
+use crate::formats::{sentencepiece, tiktoken};
 use crate::pipeline::Tokenizer;
 
 /// A built tokenizer model: encode and decode.
@@ -60,6 +60,24 @@ impl PyModel {
             })
             .map_err(to_py_err)?;
         Self::wrap(py, model)
+    }
+
+    /// A SentencePiece BPE model from the bytes of its `.model` file (`path` names it in
+    /// errors).
+    #[staticmethod]
+    fn from_sentencepiece(py: Python<'_>, data: &[u8], path: &str) -> PyResult<Self> {
+        let model = py
+            .detach(|| {
+                let model = sentencepiece::read_model(data, path)?;
+                Tokenizer::from_sentencepiece(&model).map_err(|e| in_file(path, e))
+            })
+            .map_err(to_py_err)?;
+        Self::wrap(py, model)
+    }
+
+    /// Whether this is a SentencePiece model (its decoding rules differ).
+    fn is_sentencepiece(&self) -> bool {
+        self.inner.algorithm.sentencepiece().is_some()
     }
 
     /// Ids of `text`: `specials` are encoded as themselves, and finding one of `forbidden`
@@ -312,4 +330,45 @@ pub(super) fn read_tiktoken_ranks<'py>(
         .iter()
         .map(|(token, rank)| (PyBytes::new(py, token), *rank))
         .collect())
+}
+
+/// A SentencePiece `.model` file as plain data: (pieces as (text, score, type), settings).
+/// The settings dict holds byte_fallback, unk_surface, and the normalizer's name,
+/// precompiled_charsmap, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(super) fn read_sentencepiece<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    path: &str,
+) -> PyResult<(Vec<(String, f32, &'static str)>, Bound<'py, PyDict>)> {
+    let model = py
+        .detach(|| sentencepiece::read_model(data, path))
+        .map_err(to_py_err)?;
+    let settings = PyDict::new(py);
+    settings.set_item("byte_fallback", model.byte_fallback)?;
+    settings.set_item("unk_surface", &model.unk_surface)?;
+    let n = &model.normalizer;
+    settings.set_item("name", &n.name)?;
+    settings.set_item("precompiled_charsmap", PyBytes::new(py, &n.charsmap))?;
+    settings.set_item("add_dummy_prefix", n.add_dummy_prefix)?;
+    settings.set_item("remove_extra_whitespaces", n.remove_extra_whitespaces)?;
+    settings.set_item("escape_whitespaces", n.escape_whitespaces)?;
+    let pieces = model
+        .pieces
+        .into_iter()
+        .map(|p| (p.text, p.score, p.kind.name()))
+        .collect();
+    Ok((pieces, settings))
+}
+
+/// A model that does not hold together (a piece twice, no unknown piece) names its file.
+fn in_file(path: &str, err: crate::error::Error) -> crate::error::Error {
+    crate::error::Error::format(
+        format!("{path}: {}", err.message),
+        crate::error::Location {
+            path: Some(path.to_string()),
+            ..Default::default()
+        },
+    )
 }

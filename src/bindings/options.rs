@@ -168,7 +168,11 @@ pub(super) fn normalizer(normalization: Option<&str>, lowercase: bool) -> PyResu
         .map(Form::parse)
         .transpose()
         .map_err(to_py_err)?;
-    Ok(Normalizer { form, lowercase })
+    Ok(Normalizer {
+        form,
+        lowercase,
+        ..Normalizer::default()
+    })
 }
 
 /// The pre-tokenizer for a resolved regex, or whitespace splitting for None.

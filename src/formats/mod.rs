@@ -2,4 +2,5 @@
 //! run per token (100k–200k lines) live here; choosing and assembling formats stays in
 //! `python/subword/formats/`.
 
+pub mod sentencepiece;
 pub mod tiktoken;

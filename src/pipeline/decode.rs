@@ -13,8 +13,15 @@ impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(ids.len() * 4);
         let greedy = self.algorithm.greedy();
+        // SentencePiece: the first piece that is not a control token loses its leading space.
+        let mut strip = self.strips_leading_space();
         for (i, &id) in ids.iter().enumerate() {
             match self.token_bytes.get(id as usize) {
+                Some(bytes) if strip && !bytes.is_empty() => {
+                    strip = false;
+                    let skip = usize::from(self.starts_with_space_symbol(id));
+                    out.extend_from_slice(&bytes[skip..])
+                }
                 Some(bytes) if !self.tokens[id as usize].is_empty() => {
                     // Greedy models mark continuations instead of word ends: a word starts
                     // at every other token.
@@ -33,7 +40,10 @@ impl Tokenizer {
         }
         // Classic text is words separated by single spaces: the last word's end-of-word
         // space is not part of it.
-        if self.config.rules.kind == Kind::Classic && out.last() == Some(&b' ') {
+        if self.config.rules.kind == Kind::Classic
+            && self.algorithm.sentencepiece().is_none()
+            && out.last() == Some(&b' ')
+        {
             out.pop();
         }
         // Jamo normalization split Hangul syllables into conjoining jamo; put them back

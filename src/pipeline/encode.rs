@@ -129,6 +129,11 @@ impl Tokenizer {
                 "dropout must be between 0 and 1, got {p}"
             )));
         }
+        if p > 0.0 && self.algorithm.sentencepiece().is_some() {
+            return Err(Error::invalid(
+                "dropout is not available for SentencePiece models; encode without dropout",
+            ));
+        }
         if p == 0.0 || self.algorithm.greedy().is_some() {
             return self.encode(text, specials);
         }

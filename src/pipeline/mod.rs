@@ -11,6 +11,7 @@ mod count;
 mod decode;
 mod encode;
 pub mod offsets;
+mod sentencepiece;
 pub mod specials;
 mod stream;
 #[cfg(test)]
@@ -132,6 +133,11 @@ impl Tokenizer {
                 let bytes = decode::token_bytes(&tokens, &specials, &config.rules, Some(&greedy));
                 let pieces = whole_pieces(&config, &map, &bytes);
                 (Algorithm::Greedy(greedy), bytes, pieces)
+            }
+            AlgorithmConfig::SentencePiece => {
+                return Err(Error::invalid(
+                    "a SentencePiece model is built from its model file",
+                ))
             }
             AlgorithmConfig::Bpe { merge_rule } => {
                 let bytes = match known_bytes {

@@ -352,7 +352,11 @@ mod tests {
     }
 
     fn normalizer(form: Option<Form>, lowercase: bool) -> Normalizer {
-        Normalizer { form, lowercase }
+        Normalizer {
+            form,
+            lowercase,
+            ..Normalizer::default()
+        }
     }
 
     #[test]

@@ -67,6 +67,12 @@ pub enum PreTokenizer {
     Whitespace,
     Regex(Regex),
     Fast(FastPattern),
+    /// SentencePiece text (spaces already written as `▁`): with `cut`, a piece ends before
+    /// each `▁` that follows another character, where no vocabulary entry can cross (the
+    /// model is checked for that when built); without, the whole text is one piece.
+    Metaspace {
+        cut: bool,
+    },
 }
 
 impl PreTokenizer {
@@ -119,6 +125,16 @@ impl PreTokenizer {
                 Ok(())
             }
             PreTokenizer::Fast(fast) => fast.send_pieces(text, sink),
+            PreTokenizer::Metaspace { cut } => {
+                if !text.is_empty() {
+                    if *cut {
+                        metaspace_pieces(text, f);
+                    } else {
+                        f(text);
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
@@ -146,6 +162,7 @@ impl PreTokenizer {
             return None;
         }
         let fixed = match self {
+            PreTokenizer::Metaspace { .. } => return None,
             PreTokenizer::Whitespace => None,
             PreTokenizer::Regex(re) => FastPattern::from_regex(re.as_str()),
             PreTokenizer::Fast(fast) => Some(*fast),
@@ -163,6 +180,20 @@ impl PreTokenizer {
         self.for_each_piece(text, |p| out.push(p.to_string()))?;
         Ok(out)
     }
+}
+
+/// Cuts `text` before each `▁` (U+2581) that follows a character other than `▁`.
+fn metaspace_pieces<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
+    const SPACE: &[u8] = "\u{2581}".as_bytes();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for at in memchr::memmem::find_iter(bytes, SPACE) {
+        if at > start && !bytes[..at].ends_with(SPACE) {
+            f(&text[start..at]);
+            start = at;
+        }
+    }
+    f(&text[start..]);
 }
 
 /// Where `a` and `b` first split `text` differently: the index of the first piece that

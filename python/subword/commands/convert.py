@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import argparse
 
-FORMATS = ("native", "hf", "tiktoken", "gpt2")
+FORMATS = ("native", "hf", "tiktoken", "gpt2", "sentencepiece")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "convert",
-        help="convert a model between formats (native, hf, tiktoken, gpt2; CLIP in)",
-        description="Load IN (subword JSON, HF tokenizer.json, .tiktoken, CLIP vocab .txt.gz, "
-        "GPT-2 vocab.json+merges.txt or their folder) and write OUT in the format --to names. "
+        help="convert a model between formats (native, hf, tiktoken, gpt2, sentencepiece; "
+        "CLIP and Tekken in)",
+        description="Load IN (subword JSON, HF tokenizer.json, .tiktoken, SentencePiece BPE "
+        ".model, Tekken JSON, CLIP vocab .txt.gz, GPT-2 vocab.json+merges.txt or their folder) "
+        "and write OUT in the format --to names (a SentencePiece model goes to hf as "
+        "tokenizer.json with byte fallback). "
         "A format that cannot express the model is an error saying what it lacks.",
     )
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT", help="file, or folder for --to gpt2")
     p.add_argument("--to", choices=FORMATS, required=True)
     p.add_argument(
-        "--from", dest="source_format", choices=(*FORMATS, "clip"), help="skip format detection"
+        "--from",
+        dest="source_format",
+        choices=(*FORMATS, "clip", "tekken"),
+        help="skip format detection",
     )
     p.set_defaults(func=run)
 

@@ -87,8 +87,8 @@ _TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=*\s+\d+\s*")
 
 
 def detect_format(path: PathLike) -> str:
-    """Which format a model file is in: "native", "hf", "tiktoken", "tekken", "clip" or
-    "gpt2".
+    """Which format a model file is in: "native", "hf", "tiktoken", "sentencepiece",
+    "tekken", "clip" or "gpt2".
 
     A folder holding tokenizer.json is "hf"; one holding vocab.json and merges.txt is "gpt2".
     Raises FormatError when the file is none of them.
@@ -105,6 +105,10 @@ def detect_format(path: PathLike) -> str:
     first_line = head.split(b"\n", 1)[0]
     if path.suffix == ".tiktoken" or _TIKTOKEN_LINE.fullmatch(first_line):
         return "tiktoken"
+    from subword.formats.sentencepiece import is_sentencepiece
+
+    if is_sentencepiece(head):
+        return "sentencepiece"
     if first_line.startswith(b"#version") and (path.parent / "vocab.json").is_file():
         return "gpt2"
     raise FormatError(f"{path}: cannot tell the model format")

@@ -9,7 +9,10 @@
 //! after NFC no leading+vowel (or syllable+trailing) pair is left uncomposed, so composing
 //! every such pair of the decoded text gives back exactly the NFC text.
 
+pub mod sentencepiece;
+
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use unicode_normalization::{is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick};
 use unicode_normalization::{IsNormalized, UnicodeNormalization};
@@ -45,16 +48,21 @@ impl Form {
 pub struct Normalizer {
     pub form: Option<Form>,
     pub lowercase: bool,
+    /// SentencePiece models normalize their own way (and nothing else applies).
+    pub sentencepiece: Option<Arc<sentencepiece::SentencePieceNormalizer>>,
 }
 
 impl Normalizer {
     pub fn is_identity(&self) -> bool {
-        self.form.is_none() && !self.lowercase
+        self.form.is_none() && !self.lowercase && self.sentencepiece.is_none()
     }
 
     /// Borrows the text unchanged when it is already normal (the common case), so the
     /// identity normalizer costs nothing.
     pub fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if let Some(sentencepiece) = &self.sentencepiece {
+            return Cow::Owned(sentencepiece.normalize(text));
+        }
         let mut out = Cow::Borrowed(text);
         if let Some(form) = self.form {
             let quick = match form {
@@ -193,12 +201,14 @@ mod tests {
         let n = Normalizer {
             form: Some(Form::Nfc),
             lowercase: false,
+            ..Normalizer::default()
         };
         // U+1100 U+1161 (conjoining jamo) compose to U+AC00.
         assert_eq!(n.normalize("\u{1100}\u{1161}"), "\u{AC00}");
         let d = Normalizer {
             form: Some(Form::Nfd),
             lowercase: false,
+            ..Normalizer::default()
         };
         assert_eq!(d.normalize("\u{AC00}"), "\u{1100}\u{1161}");
     }
@@ -208,6 +218,7 @@ mod tests {
         let n = Normalizer {
             form: None,
             lowercase: true,
+            ..Normalizer::default()
         };
         assert_eq!(n.normalize("ÀBc"), "àbc");
         assert!(matches!(n.normalize("abc"), Cow::Borrowed(_)));
@@ -217,6 +228,7 @@ mod tests {
         Normalizer {
             form: Some(Form::Jamo),
             lowercase: false,
+            ..Normalizer::default()
         }
     }
 

@@ -1,0 +1,342 @@
+//! SentencePiece's BPE: a piece's characters (a user-defined symbol counts as one, and
+//! never merges) are merged pair by pair, always the adjacent pair whose concatenation is
+//! the vocabulary entry with the highest score, the leftmost one among equal scores. A
+//! result that is an *unused* entry is split back into the two symbols that formed it. A
+//! symbol with no id becomes its UTF-8 bytes (`<0xNN>` pieces) under byte fallback, the
+//! unknown id otherwise.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use aho_corasick::{AhoCorasick, Anchored, Input};
+use rustc_hash::FxHashMap;
+
+use super::UnknownChar;
+use crate::error::{Error, Result};
+use crate::formats::sentencepiece::{byte_value, PieceType, SentencePieceModel};
+use crate::normalize::sentencepiece::prefix_matcher;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    id: u32,
+    score: f32,
+    unused: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct SentencePieceBpe {
+    /// Entries merges may build (normal, user-defined, unused), by text.
+    mergeable: FxHashMap<Box<str>, Entry>,
+    /// The other entries (control, unknown, byte), by text: a symbol is looked up here first.
+    reserved: FxHashMap<Box<str>, u32>,
+    user_defined: Option<AhoCorasick>,
+    unk_id: u32,
+    /// Byte fallback: the id of each byte's `<0xNN>` piece.
+    byte_ids: Option<Box<[u32; 256]>>,
+    has_unused: bool,
+}
+
+impl SentencePieceBpe {
+    pub fn new(model: &SentencePieceModel) -> Result<Self> {
+        let mut mergeable = FxHashMap::default();
+        let mut reserved = FxHashMap::default();
+        let mut user_defined = Vec::new();
+        let mut unk_id = None;
+        let mut byte_ids = [u32::MAX; 256];
+        for (id, piece) in model.pieces.iter().enumerate() {
+            let id = id as u32;
+            let duplicate = if piece.kind.is_mergeable() {
+                let entry = Entry {
+                    id,
+                    score: piece.score,
+                    unused: piece.kind == PieceType::Unused,
+                };
+                mergeable
+                    .insert(piece.text.as_str().into(), entry)
+                    .is_some()
+            } else {
+                reserved.insert(piece.text.as_str().into(), id).is_some()
+            };
+            if duplicate {
+                return Err(Error::invalid(format!(
+                    "piece {:?} appears twice in the model (the second time as id {id})",
+                    piece.text
+                )));
+            }
+            match piece.kind {
+                PieceType::UserDefined => user_defined.push(piece.text.as_str()),
+                PieceType::Unknown => unk_id = Some(id),
+                PieceType::Byte => {
+                    if let Some(b) = byte_value(&piece.text) {
+                        byte_ids[b as usize] = id;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let unk_id =
+            unk_id.ok_or_else(|| Error::invalid("the model has no unknown piece (<unk>)"))?;
+        let byte_ids = if model.byte_fallback {
+            if byte_ids.contains(&u32::MAX) {
+                return Err(Error::invalid(
+                    "byte_fallback is on but some of the 256 <0xNN> pieces are missing",
+                ));
+            }
+            Some(Box::new(byte_ids))
+        } else {
+            None
+        };
+        let user_defined = if user_defined.is_empty() {
+            None
+        } else {
+            Some(prefix_matcher(&user_defined)?)
+        };
+        let has_unused = mergeable.values().any(|e| e.unused);
+        Ok(SentencePieceBpe {
+            mergeable,
+            reserved,
+            user_defined,
+            unk_id,
+            byte_ids,
+            has_unused,
+        })
+    }
+
+    /// Whether pieces may be cut before each `▁` that follows another character: true when
+    /// no entry that merges can build holds such a `▁` (whitespace-only entries like `▁▁`
+    /// are fine), so no merge ever crosses the cut.
+    /// Runs of unknown symbols become one id, so without byte fallback `▁` itself must be
+    /// known for a run never to reach across a cut.
+    pub fn cuts_at_spaces(model: &SentencePieceModel) -> bool {
+        let space_known = model
+            .pieces
+            .iter()
+            .any(|p| p.kind.is_mergeable() && p.text == "\u{2581}");
+        (model.byte_fallback || space_known)
+            && model
+                .pieces
+                .iter()
+                .all(|p| !p.kind.is_mergeable() || !has_space_after_other(&p.text))
+    }
+
+    /// Appends the ids of one piece.
+    pub fn encode_word(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+    ) -> std::result::Result<(), UnknownChar> {
+        let mut symbols = self.initial_symbols(piece);
+        let mut splits = FxHashMap::default();
+        self.merge(piece, &mut symbols, &mut splits);
+        let start = out.len();
+        let mut index = if symbols.is_empty() { NONE } else { 0 };
+        while index != NONE {
+            let s = symbols[index as usize];
+            self.emit(
+                &piece[s.start as usize..s.end as usize],
+                &splits,
+                out,
+                start,
+            );
+            index = s.next;
+        }
+        Ok(())
+    }
+
+    fn initial_symbols(&self, piece: &str) -> Vec<Symbol> {
+        let mut symbols = Vec::with_capacity(piece.len());
+        let mut at = 0;
+        while at < piece.len() {
+            let rest = &piece[at..];
+            let (len, frozen) = match self
+                .user_defined
+                .as_ref()
+                .and_then(|m| m.find(Input::new(rest).anchored(Anchored::Yes)))
+            {
+                Some(m) if m.end() > 0 => (m.end(), true),
+                _ => (
+                    rest.chars().next().map_or(rest.len(), char::len_utf8),
+                    false,
+                ),
+            };
+            let index = symbols.len() as u32;
+            symbols.push(Symbol {
+                start: at as u32,
+                end: (at + len) as u32,
+                prev: if index == 0 { NONE } else { index - 1 },
+                next: if at + len < piece.len() {
+                    index + 1
+                } else {
+                    NONE
+                },
+                frozen,
+            });
+            at += len;
+        }
+        symbols
+    }
+
+    /// The merge loop: a queue of candidate pairs, best first; a candidate whose symbols
+    /// changed since it was queued is skipped when it comes up.
+    fn merge<'p>(
+        &self,
+        piece: &'p str,
+        symbols: &mut [Symbol],
+        splits: &mut FxHashMap<&'p str, (&'p str, &'p str)>,
+    ) {
+        let mut queue = BinaryHeap::with_capacity(symbols.len());
+        let candidate =
+            |symbols: &[Symbol],
+             left: u32,
+             right: u32,
+             queue: &mut BinaryHeap<Candidate>,
+             splits: &mut FxHashMap<&'p str, (&'p str, &'p str)>| {
+                if left == NONE || right == NONE {
+                    return;
+                }
+                let (l, r) = (symbols[left as usize], symbols[right as usize]);
+                if l.frozen || r.frozen {
+                    return;
+                }
+                let joined = &piece[l.start as usize..r.end as usize];
+                let Some(entry) = self.mergeable.get(joined) else {
+                    return;
+                };
+                queue.push(Candidate {
+                    score: entry.score,
+                    left,
+                    right,
+                    len: joined.len() as u32,
+                });
+                if entry.unused {
+                    // As SentencePiece records it: the last pair queued for this entry.
+                    splits.insert(
+                        joined,
+                        (
+                            &piece[l.start as usize..l.end as usize],
+                            &piece[r.start as usize..r.end as usize],
+                        ),
+                    );
+                }
+            };
+        for i in 1..symbols.len() as u32 {
+            candidate(symbols, i - 1, i, &mut queue, splits);
+        }
+        while let Some(top) = queue.pop() {
+            let (l, r) = (symbols[top.left as usize], symbols[top.right as usize]);
+            if l.is_empty() || r.is_empty() || l.len() + r.len() != top.len {
+                continue;
+            }
+            let left = &mut symbols[top.left as usize];
+            left.end = r.end;
+            left.next = r.next;
+            if r.next != NONE {
+                symbols[r.next as usize].prev = top.left;
+            }
+            symbols[top.right as usize].end = symbols[top.right as usize].start;
+            let prev = symbols[top.left as usize].prev;
+            let next = symbols[top.left as usize].next;
+            candidate(symbols, prev, top.left, &mut queue, splits);
+            candidate(symbols, top.left, next, &mut queue, splits);
+        }
+    }
+
+    fn id_of(&self, text: &str) -> (u32, bool) {
+        if let Some(&id) = self.reserved.get(text) {
+            return (id, false);
+        }
+        match self.mergeable.get(text) {
+            Some(entry) => (entry.id, entry.unused),
+            None => (self.unk_id, false),
+        }
+    }
+
+    /// Appends the ids of a merged symbol: unused entries split back, unknown text as bytes,
+    /// or as the unknown id — once for a run of unknown symbols (since `start`), as
+    /// SentencePiece joins them.
+    fn emit(
+        &self,
+        text: &str,
+        splits: &FxHashMap<&str, (&str, &str)>,
+        out: &mut Vec<u32>,
+        start: usize,
+    ) {
+        let (id, unused) = self.id_of(text);
+        if unused && self.has_unused {
+            if let Some((left, right)) = splits.get(text) {
+                self.emit(left, splits, out, start);
+                self.emit(right, splits, out, start);
+                return;
+            }
+        }
+        match (&self.byte_ids, id == self.unk_id) {
+            (Some(bytes), true) => out.extend(text.bytes().map(|b| bytes[b as usize])),
+            (None, true) if out.len() > start && out.last() == Some(&self.unk_id) => {}
+            _ => out.push(id),
+        }
+    }
+}
+
+/// Whether `text` holds a `▁` right after a character that is not `▁`.
+fn has_space_after_other(text: &str) -> bool {
+    let mut previous = None;
+    for c in text.chars() {
+        if c == '\u{2581}' && previous.is_some_and(|p| p != '\u{2581}') {
+            return true;
+        }
+        previous = Some(c);
+    }
+    false
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Symbol {
+    start: u32,
+    end: u32,
+    prev: u32,
+    next: u32,
+    frozen: bool,
+}
+
+impl Symbol {
+    fn len(&self) -> u32 {
+        self.end - self.start
+    }
+
+    fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// A pair waiting in the queue: the higher score first, then the leftmost.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    score: f32,
+    left: u32,
+    right: u32,
+    len: u32,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then_with(|| other.left.cmp(&self.left))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
