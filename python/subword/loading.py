@@ -14,8 +14,10 @@ from subword.formats import detect_format, read_gpt2, read_hf, read_tiktoken
 from subword.formats.native import read_native
 from subword.formats.tiktoken import (
     LLAMA3_RANKS,
+    LLAMA4_RANKS,
     find_tiktoken_file,
     llama3_special_tokens,
+    llama4_special_tokens,
     spec_from_ranks,
     tiktoken_config,
     tiktoken_pre_tokenizer,
@@ -42,8 +44,12 @@ def load(path: PathLike, *, format: str | None = None, algorithm: str | None = N
     elif kind == "hf":
         spec = read_hf(path)
     elif kind == "tiktoken" and algorithm is None:
-        if Path(path).suffix == ".model" and _count_ranks(path) == LLAMA3_RANKS:
-            return load_llama3(path)
+        if Path(path).suffix == ".model":
+            ranks = _count_ranks(path)
+            if ranks == LLAMA3_RANKS:
+                return load_llama3(path)
+            if ranks == LLAMA4_RANKS:
+                return load_llama4(path)
         return _tiktoken_model(path, tiktoken_pre_tokenizer(path), None)
     elif kind == "tiktoken":
         spec = read_tiktoken(path, pre_tokenizer=tiktoken_pre_tokenizer(path))
@@ -137,6 +143,16 @@ def load_llama3(path: PathLike) -> Tokenizer:
     256 special tokens (`<|begin_of_text|>` = 128000, ...), as its own tokenizer sets them.
     `subword.load` picks this for a `.model` file in tiktoken's format with 128,000 ranks."""
     return _tiktoken_model(path, "llama3", llama3_special_tokens(_count_ranks(path)))
+
+
+def load_llama4(path: PathLike) -> Tokenizer:
+    """Llama 4's `tokenizer.model` (tiktoken ranks, in the `llama-models` package as
+    `llama_models/llama4/tokenizer.model`) with o200k's pre-tokenizer, which is Llama 4's
+    regex, and its 2048 special tokens (`<|begin_of_text|>` = 200000, ...). `subword.load`
+    picks this for a `.model` file in tiktoken's format with 200,000 ranks. (Llama 4's own
+    class also cuts texts over 400,000 characters, and runs of 25,000 characters without
+    whitespace, before encoding; that changes ids only at those cuts.)"""
+    return _tiktoken_model(path, "o200k", llama4_special_tokens(_count_ranks(path)))
 
 
 def load_tekken(path: PathLike) -> Tokenizer:

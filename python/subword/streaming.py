@@ -82,9 +82,20 @@ class DecodeStream:
         self._core = tok._core
         self._skip = frozenset(tok.special_tokens.values()) if skip_special_tokens else None
         config = tok.config
-        self._hold_space = config.kind == "classic"  # decode drops the last space
+        sentencepiece = tok._core.is_sentencepiece()
+        # Classic decode drops the last space; SentencePiece's drops the first word's.
+        self._hold_space = config.kind == "classic" and not sentencepiece
+        # SentencePiece: "first_piece" or "while_empty" drop the normalizer's first space.
+        self._leading = tok._core.leading_space()
+        self._strip = self._leading != "keep"
+        self._tok = tok
         self._jamo = config.normalization == "jamo"
-        self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+        errors = "replace"
+        if sentencepiece:
+            from subword.tokenizer import _register_bytewise_replace
+
+            errors = _register_bytewise_replace()
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors)
         self._space = False  # a held-back space
         self._held = ""  # jamo: text that may still compose
         self._count = 0  # ids decoded so far (greedy: the first gets no space)
@@ -117,6 +128,14 @@ class DecodeStream:
         self._count += 1
         if not raw:
             return ""
+        if self._strip:
+            # A piece that is not a control token, at the start: its `▁` is the normalizer's.
+            token = self._tok.id_to_token(id_) or ""
+            skip = token.startswith("\u2581") and raw.startswith(b" ")
+            raw = raw[1:] if skip else raw
+            self._strip = not raw and (not skip or self._leading == "while_empty")
+            if not raw:
+                return ""
         if self._space:
             raw = b" " + raw
             self._space = False
@@ -133,6 +152,7 @@ class DecodeStream:
         self._utf8.reset()
         self._space = False
         self._count = 0
+        self._strip = self._leading != "keep"
         return text
 
     def _compose(self, text: str, final: bool) -> str:

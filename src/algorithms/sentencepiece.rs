@@ -125,6 +125,18 @@ impl SentencePieceBpe {
         piece: &str,
         out: &mut Vec<u32>,
     ) -> std::result::Result<(), UnknownChar> {
+        self.encode_with_spans(piece, out, None);
+        Ok(())
+    }
+
+    /// Appends the ids of one piece and, with `spans`, the byte span within `piece` of each
+    /// (a byte-fallback token spans its one byte; a run of unknown characters, the run).
+    pub fn encode_with_spans(
+        &self,
+        piece: &str,
+        out: &mut Vec<u32>,
+        mut spans: Option<&mut Vec<(usize, usize)>>,
+    ) {
         let mut symbols = self.initial_symbols(piece);
         let mut splits = FxHashMap::default();
         self.merge(piece, &mut symbols, &mut splits);
@@ -132,15 +144,16 @@ impl SentencePieceBpe {
         let mut index = if symbols.is_empty() { NONE } else { 0 };
         while index != NONE {
             let s = symbols[index as usize];
-            self.emit(
-                &piece[s.start as usize..s.end as usize],
-                &splits,
-                out,
+            let text = &piece[s.start as usize..s.end as usize];
+            let mut emit = Emit {
+                splits: &splits,
+                out: &mut *out,
                 start,
-            );
+                spans: spans.as_deref_mut(),
+            };
+            self.emit(text, s.start as usize, &mut emit);
             index = s.next;
         }
-        Ok(())
     }
 
     fn initial_symbols(&self, piece: &str) -> Vec<Symbol> {
@@ -251,30 +264,49 @@ impl SentencePieceBpe {
         }
     }
 
-    /// Appends the ids of a merged symbol: unused entries split back, unknown text as bytes,
-    /// or as the unknown id — once for a run of unknown symbols (since `start`), as
-    /// SentencePiece joins them.
-    fn emit(
-        &self,
-        text: &str,
-        splits: &FxHashMap<&str, (&str, &str)>,
-        out: &mut Vec<u32>,
-        start: usize,
-    ) {
+    /// Appends the ids of a merged symbol found at byte `at` of its piece: unused entries
+    /// split back, unknown text as bytes, or as the unknown id — once for a run of unknown
+    /// symbols, as SentencePiece joins them.
+    fn emit(&self, text: &str, at: usize, emit: &mut Emit<'_, '_>) {
         let (id, unused) = self.id_of(text);
         if unused && self.has_unused {
-            if let Some((left, right)) = splits.get(text) {
-                self.emit(left, splits, out, start);
-                self.emit(right, splits, out, start);
+            if let Some((left, right)) = emit.splits.get(text) {
+                self.emit(left, at, emit);
+                self.emit(right, at + left.len(), emit);
                 return;
             }
         }
+        let end = at + text.len();
         match (&self.byte_ids, id == self.unk_id) {
-            (Some(bytes), true) => out.extend(text.bytes().map(|b| bytes[b as usize])),
-            (None, true) if out.len() > start && out.last() == Some(&self.unk_id) => {}
-            _ => out.push(id),
+            (Some(bytes), true) => {
+                emit.out.extend(text.bytes().map(|b| bytes[b as usize]));
+                if let Some(spans) = emit.spans.as_deref_mut() {
+                    spans.extend((at..end).map(|k| (k, k + 1)));
+                }
+            }
+            (None, true)
+                if emit.out.len() > emit.start && emit.out.last() == Some(&self.unk_id) =>
+            {
+                if let Some(last) = emit.spans.as_deref_mut().and_then(|s| s.last_mut()) {
+                    last.1 = end;
+                }
+            }
+            _ => {
+                emit.out.push(id);
+                if let Some(spans) = emit.spans.as_deref_mut() {
+                    spans.push((at, end));
+                }
+            }
         }
     }
+}
+
+/// Where `emit` writes: the ids (this piece's start at `start`) and, when asked, spans.
+struct Emit<'s, 'o> {
+    splits: &'s FxHashMap<&'s str, (&'s str, &'s str)>,
+    out: &'o mut Vec<u32>,
+    start: usize,
+    spans: Option<&'o mut Vec<(usize, usize)>>,
 }
 
 /// Whether `text` holds a `▁` right after a character that is not `▁`.

@@ -80,6 +80,12 @@ impl PyModel {
         self.inner.algorithm.sentencepiece().is_some()
     }
 
+    /// What decoding does with the `▁` in front of the first word: "keep", "first_piece"
+    /// or "while_empty" (SentencePiece's rules).
+    fn leading_space(&self) -> &'static str {
+        self.inner.leading_space().name()
+    }
+
     /// Ids of `text`: `specials` are encoded as themselves, and finding one of `forbidden`
     /// is an error (tiktoken's allowed and disallowed special tokens).
     #[pyo3(signature = (text, specials=None, forbidden=None, dropout=None, seed=0))]

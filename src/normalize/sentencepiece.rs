@@ -41,9 +41,12 @@ impl SentencePieceNormalizer {
         })
     }
 
-    /// Decoding drops the first space of the text when the normalizer puts one there.
-    pub fn strips_leading_space(&self) -> bool {
-        self.add_dummy_prefix || self.remove_extra_whitespaces
+    pub fn adds_dummy_prefix(&self) -> bool {
+        self.add_dummy_prefix
+    }
+
+    pub fn removes_extra_whitespace(&self) -> bool {
+        self.remove_extra_whitespaces
     }
 
     pub fn normalize(&self, text: &str) -> String {

@@ -3,7 +3,7 @@
 //! (byte-level tokens through the inverse bytes-to-unicode table, end-of-word markers as a
 //! space); the caller turns bytes into a string with the UTF-8 error policy it chose.
 
-use super::Tokenizer;
+use super::{LeadingSpace, Tokenizer};
 use crate::algorithms::greedy::Greedy;
 use crate::error::{Error, Result};
 use crate::normalize::{compose_hangul, Form};
@@ -13,14 +13,16 @@ impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(ids.len() * 4);
         let greedy = self.algorithm.greedy();
-        // SentencePiece: the first piece that is not a control token loses its leading space.
-        let mut strip = self.strips_leading_space();
+        // SentencePiece drops the normalizer's space in front of the first word.
+        let rule = self.leading_space();
+        let mut strip = rule != LeadingSpace::Keep;
         for (i, &id) in ids.iter().enumerate() {
             match self.token_bytes.get(id as usize) {
                 Some(bytes) if strip && !bytes.is_empty() => {
-                    strip = false;
                     let skip = usize::from(self.starts_with_space_symbol(id));
-                    out.extend_from_slice(&bytes[skip..])
+                    let rest = &bytes[skip..];
+                    out.extend_from_slice(rest);
+                    strip = rest.is_empty() && (skip == 0 || rule == LeadingSpace::WhileEmpty);
                 }
                 Some(bytes) if !self.tokens[id as usize].is_empty() => {
                     // Greedy models mark continuations instead of word ends: a word starts

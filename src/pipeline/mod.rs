@@ -12,6 +12,7 @@ mod decode;
 mod encode;
 pub mod offsets;
 mod sentencepiece;
+pub use sentencepiece::LeadingSpace;
 pub mod specials;
 mod stream;
 #[cfg(test)]

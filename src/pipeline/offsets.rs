@@ -37,6 +37,9 @@ impl Tokenizer {
         text: &str,
         specials: Option<&SpecialMatcher>,
     ) -> Result<(Vec<u32>, Vec<Span>)> {
+        if self.algorithm.sentencepiece().is_some() {
+            return self.sentencepiece_offsets(text, specials);
+        }
         let normalized = self.config.normalizer.normalize(text);
         let mut ids = Vec::with_capacity(normalized.len() / 4);
         let mut spans: Vec<Span> = Vec::with_capacity(normalized.len() / 4);
@@ -165,7 +168,7 @@ impl<'a> TokenWalk<'a> {
 
 /// Byte spans of `text` → character spans, in place. Spans come in order (each start is at
 /// or after the previous end), so one pass over the text converts them.
-fn to_char_spans(text: &str, spans: &mut [Span]) {
+pub(super) fn to_char_spans(text: &str, spans: &mut [Span]) {
     let bytes = text.as_bytes();
     // `chars` counts the characters that start before byte `at`.
     let (mut at, mut chars) = (0usize, 0usize);

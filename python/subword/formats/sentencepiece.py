@@ -129,6 +129,7 @@ def to_hf_json(spec: ModelSpec) -> dict[str, Any]:
         if kind in ("control", "user_defined", "unknown")
     ]
     decoders: list[dict[str, Any]] = [
+        {"type": "Replace", "pattern": {"String": unk}, "content": sp.unk_surface},
         {"type": "Replace", "pattern": {"String": SPACE_SYMBOL}, "content": " "},
     ]
     if sp.byte_fallback:

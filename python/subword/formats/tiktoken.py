@@ -87,6 +87,58 @@ def llama3_special_tokens(num_ranks: int = LLAMA3_RANKS) -> dict[str, int]:
     return {token: num_ranks + i for i, token in enumerate([*_LLAMA3_NAMED, *reserved])}
 
 
+# Llama 4's special tokens, in order after its 200,000 ranks (llama_models/llama4/tokenizer.py):
+# five basic ones, the post-training, vision and reasoning ones, then reserved ones up to 2048.
+LLAMA4_RANKS = 200_000
+_LLAMA4_BASIC = (
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+)
+
+
+def _numbered(name: str, count: int, start: int = 0) -> list[str]:
+    return [f"<|{name}_reserved_special_token_{i}|>" for i in range(start, start + count)]
+
+
+def llama4_special_tokens(num_ranks: int = LLAMA4_RANKS) -> dict[str, int]:
+    """Llama 4's 2048 special tokens, numbered from the number of ranks on."""
+    post_train = [
+        "<|header_start|>",
+        "<|header_end|>",
+        "<|eom|>",
+        "<|eot|>",
+        "<|step|>",
+        *_numbered("text_post_train", 6),
+        "<|python_start|>",
+        "<|python_end|>",
+        "<|finetune_right_pad|>",
+        *_numbered("text_post_train", 61, 8),
+    ]
+    vision = [
+        "<|image_start|>",
+        "<|image_end|>",
+        *_numbered("vision", 2),
+        "<|tile_x_separator|>",
+        "<|tile_y_separator|>",
+        *_numbered("vision", 4, 2),
+        "<|image|>",
+        *_numbered("vision", 1, 6),
+        "<|patch|>",
+        *_numbered("vision", 1041, 7),
+    ]
+    reasoning = [
+        *_numbered("reasoning", 8),
+        "<|reasoning_thinking_start|>",
+        "<|reasoning_thinking_end|>",
+    ]
+    named = [*_LLAMA4_BASIC, *post_train, *vision, *reasoning]
+    reserved = [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))]
+    return {token: num_ranks + i for i, token in enumerate([*named, *reserved])}
+
+
 def default_special_tokens(name: str) -> dict[str, int]:
     """tiktoken's special tokens for an encoding ("cl100k_base", or "cl100k")."""
     try:
