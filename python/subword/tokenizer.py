@@ -345,6 +345,8 @@ class Tokenizer:
             # The common call, first: its Python costs as much as encoding a short line.
             if allowed_special is _NO_SPECIALS and disallowed_special == "all":
                 matcher, forbidden = self._default_plan
+            elif allowed_special is _NO_SPECIALS and not disallowed_special:
+                matcher = forbidden = None  # disallowed_special=(): all text is ordinary
             else:
                 matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
             try:
@@ -462,6 +464,18 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ):
         """`encode` as a NumPy `uint32` array (no Python list is built)."""
+        if self._plain:
+            # The common call first, as in `encode`.
+            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
+                matcher, forbidden = self._default_plan
+            elif allowed_special is _NO_SPECIALS and not disallowed_special:
+                matcher = forbidden = None  # disallowed_special=(): all text is ordinary
+            else:
+                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+            try:
+                return self._core.encode_to_numpy(text, matcher, forbidden)
+            except UnicodeEncodeError:  # lone surrogates: as tiktoken
+                return self._core.encode_to_numpy(without_surrogates(text), matcher, forbidden)
         if self._python_pre_tokenizer is not None:
             import numpy as np
 

@@ -99,6 +99,17 @@ impl PyModel {
         seed: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         let matcher = specials.map(|s| &s.inner);
+        if dropout.is_none() && text.len() < DETACH_MIN_BYTES {
+            return with_scratch(|ids| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.inner.refuse_in(text).map_err(to_py_err)?;
+                }
+                self.inner
+                    .encode_into(text, matcher, ids)
+                    .map_err(to_py_err)?;
+                self.id_list(py, ids)
+            });
+        }
         let ids = detached_if_long(py, text, || {
             if let Some(forbidden) = forbidden {
                 forbidden.inner.refuse_in(text)?;
@@ -112,7 +123,8 @@ impl PyModel {
         self.id_list(py, &ids)
     }
 
-    /// `encode` as a NumPy uint32 array that owns the ids (no copy).
+    /// `encode` as a NumPy uint32 array that owns the ids (no copy); a short text's ids
+    /// are copied into a plain array instead, which costs less than the owner object.
     #[pyo3(signature = (text, specials=None, forbidden=None))]
     fn encode_to_numpy<'py>(
         &self,
@@ -122,6 +134,17 @@ impl PyModel {
         forbidden: Option<&Specials>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let matcher = specials.map(|s| &s.inner);
+        if text.len() < DETACH_MIN_BYTES {
+            return with_scratch(|ids| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.inner.refuse_in(text).map_err(to_py_err)?;
+                }
+                self.inner
+                    .encode_into(text, matcher, ids)
+                    .map_err(to_py_err)?;
+                Ok(PyArray1::from_slice(py, ids))
+            });
+        }
         let ids = detached_if_long(py, text, || {
             if let Some(forbidden) = forbidden {
                 forbidden.inner.refuse_in(text)?;
@@ -284,6 +307,28 @@ fn shown(item: &Bound<'_, PyAny>) -> String {
     } else {
         text
     }
+}
+
+thread_local! {
+    /// The ids of a short text, reused call after call: no allocation per call.
+    static SCRATCH: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's emptied scratch buffer (a fresh one if it is in use, should a
+/// call ever nest).
+fn with_scratch<T>(f: impl FnOnce(&mut Vec<u32>) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut ids) => {
+            ids.clear();
+            let out = f(&mut ids);
+            // A huge result is not kept for the rest of the thread's life.
+            if ids.capacity() > 1 << 16 {
+                *ids = Vec::new();
+            }
+            out
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs
