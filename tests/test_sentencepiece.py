@@ -105,18 +105,21 @@ def pair(request, trained):
 @pytest.mark.corpus
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_CORPORA)
-def test_every_line_and_whole_file(pair, name) -> None:
+def test_every_line_and_whole_file(pair, name, request) -> None:
     reference, ours = pair
+    if name == "en-large.txt" and request.node.callspec.params["pair"] in TRAINED:
+        # 61 MB of the same English as en-kjv and en-shakespeare: Mistral's files take it
+        # whole; the models trained here skip it to keep CI within its time.
+        pytest.skip("en-large is checked with Mistral's files")
     lines = corpus_lines(name)
     want = reference.encode(lines)
     got = ours.encode_batch(lines, disallowed_special=())
     for i, (line, have, expected) in enumerate(zip(lines, got, want)):
         assert have == expected, f"{name} line {i + 1}: {line!r}"
-        # Decoding: as SentencePiece decodes the same ids (broken UTF-8, <unk>, the
-        # normalizer's first space).
-    decoded = ours.decode_batch(want)
-    for i, (ids, text) in enumerate(zip(want, decoded)):
-        assert text == reference.decode(ids), f"{name} line {i + 1}: decode"
+    # Decoding: as SentencePiece decodes the same ids (broken UTF-8, <unk>, the
+    # normalizer's first space).
+    for i, (text, theirs) in enumerate(zip(ours.decode_batch(want), reference.decode(want))):
+        assert text == theirs, f"{name} line {i + 1}: decode"
     whole = corpus_text(name)
     ids = reference.encode(whole)
     assert ours.encode_ordinary(whole) == ids

@@ -106,8 +106,9 @@ def to_hf_json(spec: ModelSpec) -> dict[str, Any]:
     if sp.remove_extra_whitespaces:
         normalizers += [
             _replace_regex(" {2,}", " "),
-            _replace_regex("^ +", ""),
-            _replace_regex(" +$", ""),
+            # \A and \z: Oniguruma's ^ and $ also match at line breaks inside the text.
+            _replace_regex("\\A +", ""),
+            _replace_regex(" +\\z", ""),
         ]
     if sp.add_dummy_prefix:
         normalizers.append({"type": "Prepend", "prepend": SPACE_SYMBOL})
@@ -129,7 +130,6 @@ def to_hf_json(spec: ModelSpec) -> dict[str, Any]:
         if kind in ("control", "user_defined", "unknown")
     ]
     decoders: list[dict[str, Any]] = [
-        {"type": "Replace", "pattern": {"String": unk}, "content": sp.unk_surface},
         {"type": "Replace", "pattern": {"String": SPACE_SYMBOL}, "content": " "},
     ]
     if sp.byte_fallback:
@@ -137,6 +137,8 @@ def to_hf_json(spec: ModelSpec) -> dict[str, Any]:
     decoders.append({"type": "Fuse"})
     if sp.add_dummy_prefix or sp.remove_extra_whitespaces:
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    # After the strip: the space of ` ⁇ ` is not the normalizer's.
+    decoders.append({"type": "Replace", "pattern": {"String": unk}, "content": sp.unk_surface})
     return {
         "version": "1.0",
         "truncation": None,
