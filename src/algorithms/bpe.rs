@@ -3,8 +3,11 @@
 //! (`merge.rs`) until none applies. Tables are built once from the vocabulary and the merge
 //! list (or the token ranks) and never change, so one `Bpe` serves all threads.
 
+use std::sync::{Arc, OnceLock};
+
 use rustc_hash::FxHashMap;
 
+use super::backtrack::Backtrack;
 use super::merge::{apply_merges_from, merge_heap_dropout, MergeTable, LINEAR_MAX};
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
@@ -22,6 +25,9 @@ pub enum MergeRule {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// Pieces longer than this many bytes are encoded by backtracking when the model allows.
+const BACKTRACK_MIN: usize = LINEAR_MAX;
 
 #[derive(Debug, Clone)]
 pub struct Bpe {
@@ -43,19 +49,55 @@ pub struct Bpe {
     /// Byte-level models: the byte pairs some token contains, where long pieces cannot be
     /// cut (`merge_long_piece`).
     joined_bytes: Option<BytePairs>,
+    /// Ranked byte-level models: long pieces are encoded by backtracking (`backtrack.rs`),
+    /// in linear time and bounded memory, when the vocabulary allows it.
+    backtrack: Option<Arc<LazyBacktrack>>,
+}
+
+/// The backtracking tables, built when a long piece first needs them: building takes tens
+/// of milliseconds for a 200k-token vocabulary, which loading should not pay for models
+/// that never see a long piece. Clones of a model share one build.
+#[derive(Debug)]
+struct LazyBacktrack {
+    tables: OnceLock<Option<Backtrack>>,
+    token_bytes: Arc<Vec<Vec<u8>>>,
+    /// Ids with bytes that are not tokens of the vocabulary (special tokens), sorted.
+    not_tokens: Vec<u32>,
+}
+
+impl LazyBacktrack {
+    fn get(&self, merges: &MergeTable) -> Option<&Backtrack> {
+        self.tables
+            .get_or_init(|| {
+                let tokens = self
+                    .token_bytes
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(id, bytes)| {
+                        let id = u32::try_from(id).ok()?;
+                        let token =
+                            !bytes.is_empty() && self.not_tokens.binary_search(&id).is_err();
+                        token.then_some((id, bytes.as_slice()))
+                    });
+                Backtrack::new(tokens, self.token_bytes.len(), merges)
+            })
+            .as_ref()
+    }
 }
 
 impl Bpe {
     /// The tables for `vocab` and `merges` (in rank order; unused under `MergeRule::Ranks`).
     /// `token_bytes` (id → the bytes the token decodes to) covers tokens outside the
-    /// byte table when finding the byte pairs tokens contain.
+    /// byte table when finding the byte pairs tokens contain; `not_tokens` are the ids in
+    /// it that are not in `vocab` (special tokens).
     pub fn new(
         vocab: &Vocab,
         merges: &[(String, String)],
         merge_rule: MergeRule,
         rules: &SymbolRules,
         unknown: Unknown,
-        token_bytes: &[Vec<u8>],
+        token_bytes: &Arc<Vec<Vec<u8>>>,
+        mut not_tokens: Vec<u32>,
     ) -> Result<Self> {
         let (merges, joined) = crate::threads::beside(
             vocab.len(),
@@ -73,8 +115,20 @@ impl Bpe {
             end_id: None,
             unknown_end: None,
             joined_bytes: joined,
+            backtrack: None,
         };
         bpe.build_initial_ids(vocab)?;
+        if merge_rule == MergeRule::Ranks
+            && rules.kind == Kind::Byte
+            && rules.end_of_word == EndOfWord::None
+        {
+            not_tokens.sort_unstable();
+            bpe.backtrack = Some(Arc::new(LazyBacktrack {
+                tables: OnceLock::new(),
+                token_bytes: Arc::clone(token_bytes),
+                not_tokens,
+            }));
+        }
         Ok(bpe)
     }
 
@@ -142,6 +196,12 @@ impl Bpe {
         piece: &str,
         out: &mut Vec<u32>,
     ) -> std::result::Result<(), UnknownChar> {
+        if piece.len() > BACKTRACK_MIN {
+            let tables = self.backtrack.as_deref().and_then(|b| b.get(&self.merges));
+            if tables.is_some_and(|bt| bt.encode(&self.merges, piece.as_bytes(), out)) {
+                return Ok(());
+            }
+        }
         let start = out.len();
         self.initial_ids(piece, out)?;
         match &self.joined_bytes {
@@ -151,6 +211,11 @@ impl Bpe {
             _ => apply_merges_from(&self.merges, out, start),
         }
         Ok(())
+    }
+
+    /// Whether long pieces are encoded by backtracking (building its tables if needed).
+    pub fn backtracks(&self) -> bool {
+        (self.backtrack.as_deref()).is_some_and(|b| b.get(&self.merges).is_some())
     }
 
     /// Merges a long byte-level piece whose initial symbols are `out[start..]`, one byte
