@@ -18,6 +18,7 @@
 //! that and returns `None` for vocabularies where it fails; tokens that BPE never produces
 //! (BPE of their own bytes gives something else) are left out of the search.
 
+use super::bpe::BytePairs;
 use super::merge::{apply_merges, MergeTable};
 
 const NONE: u32 = u32::MAX;
@@ -25,12 +26,45 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 pub struct Backtrack {
     trie: Trie,
-    /// id → byte length (0: not searched for).
-    len: Vec<u32>,
-    /// id → the longest searched-for token that is a proper prefix of it, or `NONE`.
-    shorter: Vec<u32>,
-    /// id → the two tokens its last merge joins; `(NONE, NONE)` for a single byte.
-    split: Vec<(u32, u32)>,
+    /// Per id, what the search and the pair check read together (one cache line).
+    info: Vec<Info>,
+    /// Byte pairs that some token holds side by side: a pair of tokens whose boundary
+    /// bytes are not one cannot merge across it at any depth.
+    joined: BytePairs,
+    /// A bit per hashed pair of ids, set for every pair of the merge table: most pairs the
+    /// check asks about are not merges, and this answers them from 1 MiB instead of the
+    /// merge table (several MiB: a cache miss each).
+    pairs: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Info {
+    /// Byte length (0: not searched for).
+    len: u16,
+    first: u8,
+    last: u8,
+    /// The longest searched-for token that is a proper prefix of this one, or `NONE`.
+    shorter: u32,
+    /// The two tokens its last merge joins; `NONE` for a single byte.
+    left: u32,
+    right: u32,
+}
+
+const NO_INFO: Info = Info {
+    len: 0,
+    first: 0,
+    last: 0,
+    shorter: NONE,
+    left: NONE,
+    right: NONE,
+};
+
+const PAIR_BITS: u32 = 23;
+
+#[inline]
+fn pair_bit(a: u32, b: u32) -> usize {
+    ((u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PAIR_BITS))
+        as usize
 }
 
 impl Backtrack {
@@ -42,27 +76,42 @@ impl Backtrack {
         size: usize,
         merges: &MergeTable,
     ) -> Option<Backtrack> {
-        let mut len = vec![0u32; size];
+        let mut info = vec![NO_INFO; size];
         let mut all: Vec<(u32, &[u8])> = Vec::new();
+        let mut joined = BytePairs::default();
         for (id, bytes) in tokens {
-            let slot = len.get_mut(id as usize)?;
-            if bytes.is_empty() || *slot != 0 || id == NONE {
+            let slot = info.get_mut(id as usize)?;
+            let (&first, &last) = (bytes.first()?, bytes.last()?);
+            if slot.len != 0 || id == NONE {
                 return None;
             }
-            *slot = u32::try_from(bytes.len()).ok()?;
+            *slot = Info {
+                len: u16::try_from(bytes.len()).ok()?,
+                first,
+                last,
+                ..NO_INFO
+            };
+            for pair in bytes.windows(2) {
+                joined.insert(pair[0], pair[1]);
+            }
             all.push((id, bytes));
+        }
+        let mut pairs = vec![0u64; 1 << (PAIR_BITS - 6)];
+        for &(a, b) in merges.keys() {
+            let bit = pair_bit(a, b);
+            pairs[bit / 64] |= 1 << (bit % 64);
         }
         let trie = Trie::new(&all)?;
         let mut bt = Backtrack {
             trie,
-            len,
-            shorter: vec![NONE; size],
-            split: vec![(NONE, NONE); size],
+            info,
+            joined,
+            pairs,
         };
         bt.find_shorter();
         for b in 0..=255u8 {
-            let id = bt.trie.token[bt.trie.root[b as usize] as usize];
-            if id == NONE || bt.len[id as usize] != 1 {
+            let id = bt.byte_token(b);
+            if id == NONE || bt.info[id as usize].len != 1 {
                 return None;
             }
         }
@@ -76,7 +125,10 @@ impl Backtrack {
                 continue;
             }
             match bt.find_split(merges, t, bytes) {
-                Some(parts) => bt.split[t as usize] = parts,
+                Some((l, r)) => {
+                    bt.info[t as usize].left = l;
+                    bt.info[t as usize].right = r;
+                }
                 None => {
                     // Not built from two lower-ranked tokens: BPE must never produce it
                     // (else the rank order that the pair check relies on does not hold).
@@ -85,15 +137,15 @@ impl Backtrack {
                     if ids == [t] {
                         return None;
                     }
-                    bt.len[t as usize] = 0;
+                    bt.info[t as usize].len = 0;
                     dropped = true;
                 }
             }
         }
         if dropped {
-            for token in bt.trie.token.iter_mut() {
-                if *token != NONE && bt.len[*token as usize] == 0 {
-                    *token = NONE;
+            for node in bt.trie.nodes.iter_mut() {
+                if node.token != NONE && bt.info[node.token as usize].len == 0 {
+                    node.token = NONE;
                 }
             }
             bt.find_shorter();
@@ -102,7 +154,7 @@ impl Backtrack {
     }
 
     fn byte_token(&self, b: u8) -> u32 {
-        self.trie.token[self.trie.root[b as usize] as usize]
+        self.trie.nodes[self.trie.root[b as usize] as usize].token
     }
 
     /// `shorter` from the trie: each token's nearest ancestor that is a token.
@@ -110,9 +162,9 @@ impl Backtrack {
         let trie = &self.trie;
         // above[node]: the nearest token strictly above `node` (nodes are numbered parents
         // first).
-        let mut above = vec![NONE; trie.token.len()];
-        for node in 0..trie.token.len() {
-            let here = match trie.token[node] {
+        let mut above = vec![NONE; trie.nodes.len()];
+        for node in 0..trie.nodes.len() - 1 {
+            let here = match trie.nodes[node].token {
                 NONE => above[node],
                 token => token,
             };
@@ -120,10 +172,9 @@ impl Backtrack {
                 above[child as usize] = here;
             }
         }
-        self.shorter.fill(NONE);
-        for (node, &token) in trie.token.iter().enumerate() {
-            if token != NONE {
-                self.shorter[token as usize] = above[node];
+        for (node, n) in trie.nodes.iter().enumerate() {
+            if n.token != NONE {
+                self.info[n.token as usize].shorter = above[node];
             }
         }
     }
@@ -131,16 +182,18 @@ impl Backtrack {
     /// The last merge of token `t`: the lower-ranked tokens `(l, r)` making its bytes that
     /// are a valid pair when only tokens ranked below `t` may merge.
     fn find_split(&self, merges: &MergeTable, t: u32, bytes: &[u8]) -> Option<(u32, u32)> {
-        let usable = |x: u32| x < t && self.len[x as usize] != 0;
-        let mut l = self.shorter[t as usize];
+        let usable = |x: u32| x < t && self.info[x as usize].len != 0;
+        let mut l = self.info[t as usize].shorter;
         while l != NONE {
             if usable(l) {
-                let r = self.trie.exact(&bytes[self.len[l as usize] as usize..]);
+                let r = self
+                    .trie
+                    .exact(&bytes[self.info[l as usize].len as usize..]);
                 if r != NONE && usable(r) && self.valid_pair(merges, l, r, t) {
                     return Some((l, r));
                 }
             }
-            l = self.shorter[l as usize];
+            l = self.info[l as usize].shorter;
         }
         None
     }
@@ -151,23 +204,31 @@ impl Backtrack {
     /// was just undone (which ended their being neighbours).
     #[inline]
     fn valid_pair(&self, merges: &MergeTable, mut a: u32, mut b: u32, mut limit: u32) -> bool {
+        let (ia, ib) = (&self.info[a as usize], &self.info[b as usize]);
+        if !self.joined.contains(ia.last, ib.first) {
+            return true;
+        }
+        let (mut a_right, mut b_left) = (ia.right, ib.left);
         loop {
-            if let Some(&(rank, _)) = merges.get(&(a, b)) {
-                if rank < limit {
-                    return false;
+            let bit = pair_bit(a, b);
+            if self.pairs[bit / 64] >> (bit % 64) & 1 != 0 {
+                if let Some(&(rank, _)) = merges.get(&(a, b)) {
+                    if rank < limit {
+                        return false;
+                    }
                 }
             }
-            let a_right = self.split[a as usize].1;
-            let b_left = self.split[b as usize].0;
             if a_right != NONE && (b_left == NONE || a > b) {
                 // `a` was made last; a merge across of the same rank would be to its right,
                 // so it would come after.
                 limit = a;
                 a = a_right;
+                a_right = self.info[a as usize].right;
             } else if b_left != NONE {
                 // `b` was made last; a merge across of the same rank is to its left: first.
                 limit = b.saturating_add(1);
                 b = b_left;
+                b_left = self.info[b as usize].left;
             } else {
                 return true;
             }
@@ -187,7 +248,7 @@ impl Backtrack {
         let mut pos = 0;
         let mut token = self.trie.longest_at(bytes, 0);
         loop {
-            let end = pos + self.len[token as usize] as usize;
+            let end = pos + self.info[token as usize].len as usize;
             let fits = dead[end / 64] >> (end % 64) & 1 == 0
                 && (out.len() == start || self.valid_pair(merges, out[out.len() - 1], token, NONE));
             if fits {
@@ -197,8 +258,8 @@ impl Backtrack {
                 }
                 pos = end;
                 token = self.trie.longest_at(bytes, pos);
-            } else if self.shorter[token as usize] != NONE {
-                token = self.shorter[token as usize];
+            } else if self.info[token as usize].shorter != NONE {
+                token = self.info[token as usize].shorter;
             } else {
                 dead[pos / 64] |= 1 << (pos % 64);
                 if out.len() == start {
@@ -209,7 +270,7 @@ impl Backtrack {
                 };
                 // Retried from its position: its end is now dead, so shorter ones come next.
                 token = last;
-                pos -= self.len[token as usize] as usize;
+                pos -= self.info[token as usize].len as usize;
             }
         }
     }
@@ -221,12 +282,18 @@ impl Backtrack {
 struct Trie {
     /// The node of each first byte.
     root: Box<[u32; 256]>,
-    /// Per node: the token ending there, or `NONE`.
-    token: Vec<u32>,
-    /// Per node: its first child; its children are `first[n]..first[n + 1]`.
-    first: Vec<u32>,
+    /// Per node, and one more whose `first` ends the last node's children.
+    nodes: Vec<Node>,
     /// Per node: the byte leading to it.
     label: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// The first child; the children of node n are `nodes[n].first..nodes[n + 1].first`.
+    first: u32,
+    /// The token ending here, or `NONE`.
+    token: u32,
 }
 
 impl Trie {
@@ -277,27 +344,25 @@ impl Trie {
         }
         // Children follow their parents' order, so the first child of node n comes after
         // the children of all nodes before it.
-        let mut first = Vec::with_capacity(token.len() + 1);
+        let mut nodes = Vec::with_capacity(token.len() + 1);
         let mut next = 1u32;
-        for &count in &children {
-            first.push(next);
+        for (&count, &token) in children.iter().zip(&token) {
+            nodes.push(Node { first: next, token });
             next += count;
         }
-        first.push(next);
+        nodes.push(Node {
+            first: next,
+            token: NONE,
+        });
         let mut root = Box::new([0u32; 256]);
-        for child in first[0]..first[1] {
+        for child in nodes[0].first..nodes[1].first {
             root[label[child as usize] as usize] = child;
         }
-        Some(Trie {
-            root,
-            token,
-            first,
-            label,
-        })
+        Some(Trie { root, nodes, label })
     }
 
     fn children(&self, node: u32) -> std::ops::Range<u32> {
-        self.first[node as usize]..self.first[node as usize + 1]
+        self.nodes[node as usize].first..self.nodes[node as usize + 1].first
     }
 
     #[inline]
@@ -314,13 +379,13 @@ impl Trie {
     #[inline]
     fn longest_at(&self, bytes: &[u8], pos: usize) -> u32 {
         let mut node = self.root[bytes[pos] as usize];
-        let mut best = self.token[node as usize];
+        let mut best = self.nodes[node as usize].token;
         for &b in &bytes[pos + 1..] {
             match self.child(node, b) {
                 Some(c) => {
                     node = c;
-                    if self.token[c as usize] != NONE {
-                        best = self.token[c as usize];
+                    if self.nodes[c as usize].token != NONE {
+                        best = self.nodes[c as usize].token;
                     }
                 }
                 None => break,
@@ -341,7 +406,7 @@ impl Trie {
                 None => return NONE,
             }
         }
-        self.token[node as usize]
+        self.nodes[node as usize].token
     }
 }
 

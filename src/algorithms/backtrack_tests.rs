@@ -113,7 +113,7 @@ fn tokens_merging_never_makes_are_left_out() {
     let tokens = vocab(&[b"bc", b"abcd", b"xy", b"xyz", b"yz"]);
     let (bt, table) = build(&tokens);
     assert_eq!(by_merging(&table, b"abcd"), [97, 256, 100]);
-    assert_eq!(bt.expect("applies").len[257], 0);
+    assert_eq!(bt.expect("applies").info[257].len, 0);
     assert_same(&tokens, all_strings(b"abcdxyz", 5).into_iter());
 }
 

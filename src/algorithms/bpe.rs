@@ -26,8 +26,9 @@ pub enum MergeRule {
 
 const NONE: u32 = u32::MAX;
 
-/// Pieces longer than this many bytes are encoded by backtracking when the model allows.
-const BACKTRACK_MIN: usize = LINEAR_MAX;
+/// Parts of long pieces longer than this many bytes are encoded by backtracking when the
+/// model allows (shorter ones merge faster: docs/performance.md#backtracking).
+const BACKTRACK_MIN: usize = 1024;
 
 #[derive(Debug, Clone)]
 pub struct Bpe {
@@ -196,9 +197,9 @@ impl Bpe {
         piece: &str,
         out: &mut Vec<u32>,
     ) -> std::result::Result<(), UnknownChar> {
-        if piece.len() > BACKTRACK_MIN {
-            let tables = self.backtrack.as_deref().and_then(|b| b.get(&self.merges));
-            if tables.is_some_and(|bt| bt.encode(&self.merges, piece.as_bytes(), out)) {
+        if let (Some(lazy), Some(joined)) = (&self.backtrack, &self.joined_bytes) {
+            if piece.len() > LINEAR_MAX {
+                self.encode_long_ranked(piece.as_bytes(), lazy, joined, out);
                 return Ok(());
             }
         }
@@ -211,6 +212,37 @@ impl Bpe {
             _ => apply_merges_from(&self.merges, out, start),
         }
         Ok(())
+    }
+
+    /// A long piece of a ranked byte-level model (one byte, one symbol; no end of word): cut
+    /// where no token joins two bytes, as `merge_long_piece` does, but with no symbol array
+    /// for the whole piece, so memory is the output's. Short parts merge; long ones (runs of
+    /// one letter, of spaces) are found by backtracking, in linear time.
+    fn encode_long_ranked(
+        &self,
+        bytes: &[u8],
+        lazy: &LazyBacktrack,
+        joined: &BytePairs,
+        out: &mut Vec<u32>,
+    ) {
+        let mut from = 0;
+        for i in 1..=bytes.len() {
+            if i < bytes.len() && joined.contains(bytes[i - 1], bytes[i]) {
+                continue;
+            }
+            let part = &bytes[from..i];
+            from = i;
+            if part.len() > BACKTRACK_MIN {
+                if let Some(bt) = lazy.get(&self.merges) {
+                    if bt.encode(&self.merges, part, out) {
+                        continue;
+                    }
+                }
+            }
+            let at = out.len();
+            out.extend(part.iter().map(|&b| self.byte_ids[b as usize]));
+            apply_merges_from(&self.merges, out, at);
+        }
     }
 
     /// Whether long pieces are encoded by backtracking (building its tables if needed).

@@ -338,7 +338,7 @@ fn built_from_byte_ranks_as_from_names() {
 }
 
 #[test]
-fn long_pieces_of_ranked_models_backtrack_to_the_merged_ids() {
+fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
     let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks));
     let tokens = [
         "aa", "ab", "aaaa", "ba", "aab", "abab", "bab", " a", " aa", "aaa", "b a",
@@ -357,8 +357,9 @@ fn long_pieces_of_ranked_models_backtrack_to_the_merged_ids() {
     };
     assert!(bpe.backtracks());
     let mut rng = crate::rng::SplitMix64::new(9);
-    let mut texts = vec!["a".repeat(1000), "ab".repeat(300), "aab".repeat(100) + "b"];
-    for len in [49, 50, 64, 100, 333, 2000] {
+    // Runs longer than the backtracking threshold, with no byte pair that no token joins.
+    let mut texts = vec!["a".repeat(3000), "ab".repeat(1500), "aab".repeat(700) + "b"];
+    for len in [49, 50, 64, 100, 333, 2000, 5000] {
         for alphabet in [&b"ab"[..], b"ab ", b"a b\xc3\xa9"] {
             let bytes: Vec<u8> = (0..len)
                 .map(|_| alphabet[rng.below(0, alphabet.len() as u32) as usize])
