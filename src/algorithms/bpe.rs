@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use rustc_hash::FxHashMap;
 
 use super::backtrack::Backtrack;
-use super::merge::{apply_merges_from, merge_heap_dropout, MergeTable, LINEAR_MAX};
+use super::merge::{apply_merges_from, merge_heap_dropout, BytePairMerges, MergeTable, LINEAR_MAX};
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
 use crate::rng::SplitMix64;
@@ -61,6 +61,8 @@ pub struct Bpe {
 #[derive(Debug)]
 struct LazyBacktrack {
     tables: OnceLock<Option<Backtrack>>,
+    /// For the short parts of long pieces; built on their first use (a few milliseconds).
+    byte_pairs: OnceLock<BytePairMerges>,
     token_bytes: Arc<Vec<Vec<u8>>>,
     /// Ids with bytes that are not tokens of the vocabulary (special tokens), sorted.
     not_tokens: Vec<u32>,
@@ -83,6 +85,11 @@ impl LazyBacktrack {
                 Backtrack::new(tokens, self.token_bytes.len(), merges)
             })
             .as_ref()
+    }
+
+    fn byte_pairs(&self, merges: &MergeTable, byte_ids: &[u32; 256]) -> &BytePairMerges {
+        self.byte_pairs
+            .get_or_init(|| BytePairMerges::new(merges, byte_ids))
     }
 }
 
@@ -126,6 +133,7 @@ impl Bpe {
             not_tokens.sort_unstable();
             bpe.backtrack = Some(Arc::new(LazyBacktrack {
                 tables: OnceLock::new(),
+                byte_pairs: OnceLock::new(),
                 token_bytes: Arc::clone(token_bytes),
                 not_tokens,
             }));
@@ -239,9 +247,14 @@ impl Bpe {
                     }
                 }
             }
-            let at = out.len();
-            out.extend(part.iter().map(|&b| self.byte_ids[b as usize]));
-            apply_merges_from(&self.merges, out, at);
+            if part.len() <= LINEAR_MAX {
+                let byte_pairs = lazy.byte_pairs(&self.merges, &self.byte_ids);
+                byte_pairs.merge_bytes(&self.merges, &self.byte_ids, part, out);
+            } else {
+                let at = out.len();
+                out.extend(part.iter().map(|&b| self.byte_ids[b as usize]));
+                apply_merges_from(&self.merges, out, at);
+            }
         }
     }
 
