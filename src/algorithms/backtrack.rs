@@ -119,12 +119,32 @@ impl Backtrack {
         if !all.is_sorted_by_key(|&(id, _)| id) {
             all.sort_unstable_by_key(|&(id, _)| id);
         }
+        // Each token's splits into two tokens, from the merge table (which holds them all),
+        // grouped by token.
+        let mut starts = vec![0u32; size + 1];
+        for &(_, merged) in merges.values() {
+            if let Some(count) = starts.get_mut(merged as usize + 1) {
+                *count += 1;
+            }
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut splits = vec![(NONE, NONE); starts[size] as usize];
+        let mut filled = starts.clone();
+        for (&pair, &(_, merged)) in merges {
+            if let Some(at) = filled.get_mut(merged as usize) {
+                splits[*at as usize] = pair;
+                *at += 1;
+            }
+        }
         let mut dropped = false;
         for &(t, bytes) in &all {
             if bytes.len() == 1 {
                 continue;
             }
-            match bt.find_split(merges, t, bytes) {
+            let candidates = &splits[starts[t as usize] as usize..starts[t as usize + 1] as usize];
+            match bt.find_split(merges, t, candidates) {
                 Some((l, r)) => {
                     bt.info[t as usize].left = l;
                     bt.info[t as usize].right = r;
@@ -179,23 +199,20 @@ impl Backtrack {
         }
     }
 
-    /// The last merge of token `t`: the lower-ranked tokens `(l, r)` making its bytes that
-    /// are a valid pair when only tokens ranked below `t` may merge.
-    fn find_split(&self, merges: &MergeTable, t: u32, bytes: &[u8]) -> Option<(u32, u32)> {
+    /// The last merge of token `t`: of the `candidates` (its splits into two tokens), the
+    /// lower-ranked pair that is valid when only tokens ranked below `t` may merge. At most
+    /// one is: the last merge of BPE restricted to those tokens.
+    fn find_split(
+        &self,
+        merges: &MergeTable,
+        t: u32,
+        candidates: &[(u32, u32)],
+    ) -> Option<(u32, u32)> {
         let usable = |x: u32| x < t && self.info[x as usize].len != 0;
-        let mut l = self.info[t as usize].shorter;
-        while l != NONE {
-            if usable(l) {
-                let r = self
-                    .trie
-                    .exact(&bytes[self.info[l as usize].len as usize..]);
-                if r != NONE && usable(r) && self.valid_pair(merges, l, r, t) {
-                    return Some((l, r));
-                }
-            }
-            l = self.info[l as usize].shorter;
-        }
-        None
+        candidates
+            .iter()
+            .copied()
+            .find(|&(l, r)| usable(l) && usable(r) && self.valid_pair(merges, l, r, t))
     }
 
     /// Whether BPE of the bytes of `a` then `b` gives `a`, `b`, counting only merges ranked
@@ -310,19 +327,27 @@ impl Trie {
         let mut sorted: Vec<(u64, &[u8], u32)> =
             tokens.iter().map(|&(id, b)| (head(b), b, id)).collect();
         sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-        let tokens: Vec<(u32, &[u8])> = sorted.into_iter().map(|(_, b, id)| (id, b)).collect();
+        // The bytes again in that order, in one buffer: each level below reads every
+        // token's next byte, which from scattered allocations would be a cache miss each.
+        let mut flat = Vec::with_capacity(sorted.iter().map(|t| t.1.len()).sum());
+        let mut spans = Vec::with_capacity(sorted.len());
+        for &(_, bytes, id) in &sorted {
+            spans.push((flat.len(), bytes.len(), id));
+            flat.extend_from_slice(bytes);
+        }
+        drop(sorted);
         let mut token = vec![NONE];
         let mut label = vec![0u8];
         let mut children = vec![0u32];
         // The node each token reached so far (its prefix of the current depth), among the
         // tokens at least that long.
-        let mut at: Vec<(u32, usize)> = (0..tokens.len()).map(|k| (0, k)).collect();
+        let mut at: Vec<(u32, usize)> = (0..spans.len()).map(|k| (0, k)).collect();
         let mut depth = 0;
         while !at.is_empty() {
             let mut last: Option<(u32, u8)> = None;
             for (node, k) in at.iter_mut() {
-                let bytes = tokens[*k].1;
-                let b = bytes[depth];
+                let (start, len, id) = spans[*k];
+                let b = flat[start + depth];
                 if last != Some((*node, b)) {
                     last = Some((*node, b));
                     children[*node as usize] += 1;
@@ -332,15 +357,15 @@ impl Trie {
                 }
                 let here = token.len() as u32 - 1;
                 *node = here;
-                if bytes.len() == depth + 1 {
+                if len == depth + 1 {
                     if token[here as usize] != NONE {
                         return None;
                     }
-                    token[here as usize] = tokens[*k].0;
+                    token[here as usize] = id;
                 }
             }
             depth += 1;
-            at.retain(|&(_, k)| tokens[k].1.len() > depth);
+            at.retain(|&(_, k)| spans[k].1 > depth);
         }
         // Children follow their parents' order, so the first child of node n comes after
         // the children of all nodes before it.
@@ -392,21 +417,6 @@ impl Trie {
             }
         }
         best
-    }
-
-    /// The token with exactly these bytes, or `NONE`.
-    fn exact(&self, bytes: &[u8]) -> u32 {
-        let Some((&b, rest)) = bytes.split_first() else {
-            return NONE;
-        };
-        let mut node = self.root[b as usize];
-        for &b in rest {
-            match self.child(node, b) {
-                Some(c) => node = c,
-                None => return NONE,
-            }
-        }
-        self.nodes[node as usize].token
     }
 }
 
