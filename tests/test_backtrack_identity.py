@@ -1,9 +1,10 @@
-"""Long pieces of ranked byte-level models are encoded by backtracking
-(`src/algorithms/backtrack.rs`) instead of by merging: tiktoken's ids for cl100k_base and
-o200k_base on hostile inputs (one piece of thousands of bytes: one letter, random letters,
-spaces, line ends, emoji, digits, a JSON line), and, for o200k_base, on every line and whole
-file of the shared corpora (cl100k_base's are in test_tiktoken_identity.py). Megabyte pieces,
-where tiktoken takes minutes, are compared with bpe-openai (an exact linear-time encoder)."""
+"""Long pieces of ranked byte-level models are cut where no token joins two bytes, and their
+parts over 1024 bytes are encoded by backtracking (`src/algorithms/backtrack.rs`), the
+shorter ones merged: tiktoken's ids for cl100k_base and o200k_base on hostile inputs (one
+piece of thousands of bytes: one letter, random letters, spaces, line ends, emoji, digits, a
+JSON line), and, for o200k_base, on every line and whole file of the shared corpora
+(cl100k_base's are in test_tiktoken_identity.py). Megabyte pieces, where tiktoken takes
+minutes, are compared with bpe-openai (an exact linear-time encoder)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import gzip
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -34,7 +36,9 @@ def _o200k_file(tmp: Path) -> Path:
 
 
 @pytest.fixture(scope="module", params=["cl100k", "o200k"])
-def pair(request, cl100k_path: Path, tmp_path_factory: pytest.TempPathFactory):
+def pair(
+    request: pytest.FixtureRequest, cl100k_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[subword.Tokenizer, Any, str]:
     """(ours, tiktoken's encoding, name) for one encoding."""
     name = request.param
     tiktoken = peer("tiktoken")
@@ -82,7 +86,7 @@ def _hostile(rng: random.Random, n: int) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("n", [49, 200, 3_000, 20_000])
-def test_hostile_pieces_match_tiktoken(pair, n):
+def test_hostile_pieces_match_tiktoken(pair: tuple, n: int) -> None:
     ours, theirs, name = pair
     for case, text in _hostile(random.Random(n), n).items():
         want = theirs.encode_ordinary(text)
@@ -96,7 +100,7 @@ def test_hostile_pieces_match_tiktoken(pair, n):
     text=st.text(alphabet=st.sampled_from("aabbc xyzQ é한😀0\n'"), min_size=40, max_size=400),
     cut=st.integers(0, 400),
 )
-def test_long_pieces_of_few_characters_match_tiktoken(pair, text, cut):
+def test_long_pieces_of_few_characters_match_tiktoken(pair: tuple, text: str, cut: int) -> None:
     """Few distinct characters make long pieces full of overlapping tokens, where the
     search must backtrack."""
     ours, theirs, name = pair
@@ -106,7 +110,7 @@ def test_long_pieces_of_few_characters_match_tiktoken(pair, text, cut):
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", [*CORPORA, "code-c-headers.txt"])
-def test_o200k_every_line_and_whole_file(pair, name):
+def test_o200k_every_line_and_whole_file(pair: tuple, name: str) -> None:
     ours, theirs, encoding = pair
     if encoding != "o200k":
         pytest.skip("cl100k_base: test_tiktoken_identity.py")
@@ -121,7 +125,7 @@ def test_o200k_every_line_and_whole_file(pair, name):
     assert ours.encode_to_numpy(text).tolist() == whole
 
 
-def test_megabyte_pieces_match_bpe_openai(pair):
+def test_megabyte_pieces_match_bpe_openai(pair: tuple) -> None:
     """One piece of a megabyte, where tiktoken's quadratic merge takes minutes."""
     ours, _, name = pair
     bindings = pytest.importorskip("bpe_openai._bindings")
