@@ -3,7 +3,7 @@
 //! (`merge.rs`) until none applies. Tables are built once from the vocabulary and the merge
 //! list (or the token ranks) and never change, so one `Bpe` serves all threads.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 
@@ -63,6 +63,8 @@ struct LazyBacktrack {
     tables: OnceLock<Option<Backtrack>>,
     /// For the short parts of long pieces; built on their first use (a few milliseconds).
     byte_pairs: OnceLock<BytePairMerges>,
+    /// Held by the thread building either table (see `built`).
+    building: Mutex<()>,
     token_bytes: Arc<Vec<Vec<u8>>>,
     /// Ids with bytes that are not tokens of the vocabulary (special tokens), sorted.
     not_tokens: Vec<u32>,
@@ -70,27 +72,41 @@ struct LazyBacktrack {
 
 impl LazyBacktrack {
     fn get(&self, merges: &MergeTable) -> Option<&Backtrack> {
-        self.tables
-            .get_or_init(|| {
-                let tokens = self
-                    .token_bytes
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(id, bytes)| {
-                        let id = u32::try_from(id).ok()?;
-                        let token =
-                            !bytes.is_empty() && self.not_tokens.binary_search(&id).is_err();
-                        token.then_some((id, bytes.as_slice()))
-                    });
-                Backtrack::new(tokens, self.token_bytes.len(), merges)
-            })
-            .as_ref()
+        built(&self.tables, &self.building, || {
+            let tokens = self
+                .token_bytes
+                .iter()
+                .enumerate()
+                .filter_map(|(id, bytes)| {
+                    let id = u32::try_from(id).ok()?;
+                    let token = !bytes.is_empty() && self.not_tokens.binary_search(&id).is_err();
+                    token.then_some((id, bytes.as_slice()))
+                });
+            Backtrack::new(tokens, self.token_bytes.len(), merges)
+        })
+        .and_then(Option::as_ref)
     }
 
-    fn byte_pairs(&self, merges: &MergeTable, byte_ids: &[u32; 256]) -> &BytePairMerges {
-        self.byte_pairs
-            .get_or_init(|| BytePairMerges::new(merges, byte_ids))
+    fn byte_pairs(&self, merges: &MergeTable, byte_ids: &[u32; 256]) -> Option<&BytePairMerges> {
+        built(&self.byte_pairs, &self.building, || {
+            BytePairMerges::new(merges, byte_ids)
+        })
     }
+}
+
+/// `cell`'s value, built by this thread unless another one is building it (then `None`,
+/// and the caller merges as it would without the table). Never waits: in a process forked
+/// while another thread was building, the cell would stay "being built" forever.
+fn built<'a, T>(
+    cell: &'a OnceLock<T>,
+    building: &Mutex<()>,
+    build: impl FnOnce() -> T,
+) -> Option<&'a T> {
+    if let Some(value) = cell.get() {
+        return Some(value);
+    }
+    let _only_builder = building.try_lock().ok()?;
+    Some(cell.get_or_init(build))
 }
 
 impl Bpe {
@@ -134,6 +150,7 @@ impl Bpe {
             bpe.backtrack = Some(Arc::new(LazyBacktrack {
                 tables: OnceLock::new(),
                 byte_pairs: OnceLock::new(),
+                building: Mutex::new(()),
                 token_bytes: Arc::clone(token_bytes),
                 not_tokens,
             }));
@@ -247,8 +264,11 @@ impl Bpe {
                     }
                 }
             }
-            if part.len() <= LINEAR_MAX {
-                let byte_pairs = lazy.byte_pairs(&self.merges, &self.byte_ids);
+            let byte_pairs = match part.len() {
+                0..=LINEAR_MAX => lazy.byte_pairs(&self.merges, &self.byte_ids),
+                _ => None,
+            };
+            if let Some(byte_pairs) = byte_pairs {
                 byte_pairs.merge_bytes(&self.merges, &self.byte_ids, part, out);
             } else {
                 let at = out.len();
@@ -433,5 +453,21 @@ impl BytePairs {
     pub fn contains(&self, a: u8, b: u8) -> bool {
         let bit = (a as usize) << 8 | b as usize;
         self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_another_thread_builds_is_not_waited_for() {
+        let cell = OnceLock::new();
+        let building = Mutex::new(());
+        let held = building.lock();
+        assert_eq!(built(&cell, &building, || 1), None);
+        drop(held);
+        assert_eq!(built(&cell, &building, || 2), Some(&2));
+        assert_eq!(built(&cell, &building, || 3), Some(&2));
     }
 }
