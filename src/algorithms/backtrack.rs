@@ -133,7 +133,10 @@ impl Backtrack {
         let mut splits = vec![(NONE, NONE); starts[size] as usize];
         let mut filled = starts.clone();
         for (&pair, &(_, merged)) in merges {
-            if let Some(at) = filled.get_mut(merged as usize) {
+            if let Some(at) = filled
+                .get_mut(merged as usize)
+                .filter(|_| (merged as usize) < size)
+            {
                 splits[*at as usize] = pair;
                 *at += 1;
             }
@@ -208,7 +211,7 @@ impl Backtrack {
         t: u32,
         candidates: &[(u32, u32)],
     ) -> Option<(u32, u32)> {
-        let usable = |x: u32| x < t && self.info[x as usize].len != 0;
+        let usable = |x: u32| x < t && self.info.get(x as usize).is_some_and(|i| i.len != 0);
         candidates
             .iter()
             .copied()
