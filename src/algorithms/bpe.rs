@@ -3,9 +3,12 @@
 //! (`merge.rs`) until none applies. Tables are built once from the vocabulary and the merge
 //! list (or the token ranks) and never change, so one `Bpe` serves all threads.
 
+use std::sync::{Arc, Mutex, OnceLock};
+
 use rustc_hash::FxHashMap;
 
-use super::merge::{apply_merges_from, merge_heap_dropout, MergeTable, LINEAR_MAX};
+use super::backtrack::Backtrack;
+use super::merge::{apply_merges_from, merge_heap_dropout, BytePairMerges, MergeTable, LINEAR_MAX};
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
 use crate::rng::SplitMix64;
@@ -22,6 +25,10 @@ pub enum MergeRule {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// Parts of long pieces longer than this many bytes are encoded by backtracking when the
+/// model allows (shorter ones merge faster: docs/performance.md#backtracking).
+const BACKTRACK_MIN: usize = 1024;
 
 #[derive(Debug, Clone)]
 pub struct Bpe {
@@ -43,19 +50,78 @@ pub struct Bpe {
     /// Byte-level models: the byte pairs some token contains, where long pieces cannot be
     /// cut (`merge_long_piece`).
     joined_bytes: Option<BytePairs>,
+    /// Ranked byte-level models: long pieces are encoded by backtracking (`backtrack.rs`),
+    /// in linear time and bounded memory, when the vocabulary allows it.
+    backtrack: Option<Arc<LazyBacktrack>>,
+}
+
+/// The backtracking tables, built when a long piece first needs them: building takes tens
+/// of milliseconds for a 200k-token vocabulary, which loading should not pay for models
+/// that never see a long piece. Clones of a model share one build.
+#[derive(Debug)]
+struct LazyBacktrack {
+    tables: OnceLock<Option<Backtrack>>,
+    /// For the short parts of long pieces; built on their first use (a few milliseconds).
+    byte_pairs: OnceLock<BytePairMerges>,
+    /// Held by the thread building either table (see `built`).
+    building: Mutex<()>,
+    token_bytes: Arc<Vec<Vec<u8>>>,
+    /// Ids with bytes that are not tokens of the vocabulary (special tokens), sorted.
+    not_tokens: Vec<u32>,
+}
+
+impl LazyBacktrack {
+    fn get(&self, merges: &MergeTable) -> Option<&Backtrack> {
+        built(&self.tables, &self.building, || {
+            let tokens = self
+                .token_bytes
+                .iter()
+                .enumerate()
+                .filter_map(|(id, bytes)| {
+                    let id = u32::try_from(id).ok()?;
+                    let token = !bytes.is_empty() && self.not_tokens.binary_search(&id).is_err();
+                    token.then_some((id, bytes.as_slice()))
+                });
+            Backtrack::new(tokens, self.token_bytes.len(), merges)
+        })
+        .and_then(Option::as_ref)
+    }
+
+    fn byte_pairs(&self, merges: &MergeTable, byte_ids: &[u32; 256]) -> Option<&BytePairMerges> {
+        built(&self.byte_pairs, &self.building, || {
+            BytePairMerges::new(merges, byte_ids)
+        })
+    }
+}
+
+/// `cell`'s value, built by this thread unless another one is building it (then `None`,
+/// and the caller merges as it would without the table). Never waits: in a process forked
+/// while another thread was building, the cell would stay "being built" forever.
+fn built<'a, T>(
+    cell: &'a OnceLock<T>,
+    building: &Mutex<()>,
+    build: impl FnOnce() -> T,
+) -> Option<&'a T> {
+    if let Some(value) = cell.get() {
+        return Some(value);
+    }
+    let _only_builder = building.try_lock().ok()?;
+    Some(cell.get_or_init(build))
 }
 
 impl Bpe {
     /// The tables for `vocab` and `merges` (in rank order; unused under `MergeRule::Ranks`).
     /// `token_bytes` (id → the bytes the token decodes to) covers tokens outside the
-    /// byte table when finding the byte pairs tokens contain.
+    /// byte table when finding the byte pairs tokens contain; `not_tokens` are the ids in
+    /// it that are not in `vocab` (special tokens).
     pub fn new(
         vocab: &Vocab,
         merges: &[(String, String)],
         merge_rule: MergeRule,
         rules: &SymbolRules,
         unknown: Unknown,
-        token_bytes: &[Vec<u8>],
+        token_bytes: &Arc<Vec<Vec<u8>>>,
+        mut not_tokens: Vec<u32>,
     ) -> Result<Self> {
         let (merges, joined) = crate::threads::beside(
             vocab.len(),
@@ -73,8 +139,22 @@ impl Bpe {
             end_id: None,
             unknown_end: None,
             joined_bytes: joined,
+            backtrack: None,
         };
         bpe.build_initial_ids(vocab)?;
+        if merge_rule == MergeRule::Ranks
+            && rules.kind == Kind::Byte
+            && rules.end_of_word == EndOfWord::None
+        {
+            not_tokens.sort_unstable();
+            bpe.backtrack = Some(Arc::new(LazyBacktrack {
+                tables: OnceLock::new(),
+                byte_pairs: OnceLock::new(),
+                building: Mutex::new(()),
+                token_bytes: Arc::clone(token_bytes),
+                not_tokens,
+            }));
+        }
         Ok(bpe)
     }
 
@@ -142,6 +222,12 @@ impl Bpe {
         piece: &str,
         out: &mut Vec<u32>,
     ) -> std::result::Result<(), UnknownChar> {
+        if let (Some(lazy), Some(joined)) = (&self.backtrack, &self.joined_bytes) {
+            if piece.len() > LINEAR_MAX {
+                self.encode_long_ranked(piece.as_bytes(), lazy, joined, out);
+                return Ok(());
+            }
+        }
         let start = out.len();
         self.initial_ids(piece, out)?;
         match &self.joined_bytes {
@@ -151,6 +237,50 @@ impl Bpe {
             _ => apply_merges_from(&self.merges, out, start),
         }
         Ok(())
+    }
+
+    /// A long piece of a ranked byte-level model (one byte, one symbol; no end of word): cut
+    /// where no token joins two bytes, as `merge_long_piece` does, but with no symbol array
+    /// for the whole piece, so memory is the output's. Short parts merge; long ones (runs of
+    /// one letter, of spaces) are found by backtracking, in linear time.
+    fn encode_long_ranked(
+        &self,
+        bytes: &[u8],
+        lazy: &LazyBacktrack,
+        joined: &BytePairs,
+        out: &mut Vec<u32>,
+    ) {
+        let mut from = 0;
+        for i in 1..=bytes.len() {
+            if i < bytes.len() && joined.contains(bytes[i - 1], bytes[i]) {
+                continue;
+            }
+            let part = &bytes[from..i];
+            from = i;
+            if part.len() > BACKTRACK_MIN {
+                if let Some(bt) = lazy.get(&self.merges) {
+                    if bt.encode(&self.merges, part, out) {
+                        continue;
+                    }
+                }
+            }
+            let byte_pairs = match part.len() {
+                0..=LINEAR_MAX => lazy.byte_pairs(&self.merges, &self.byte_ids),
+                _ => None,
+            };
+            if let Some(byte_pairs) = byte_pairs {
+                byte_pairs.merge_bytes(&self.merges, &self.byte_ids, part, out);
+            } else {
+                let at = out.len();
+                out.extend(part.iter().map(|&b| self.byte_ids[b as usize]));
+                apply_merges_from(&self.merges, out, at);
+            }
+        }
+    }
+
+    /// Whether long pieces are encoded by backtracking (building its tables if needed).
+    pub fn backtracks(&self) -> bool {
+        (self.backtrack.as_deref()).is_some_and(|b| b.get(&self.merges).is_some())
     }
 
     /// Merges a long byte-level piece whose initial symbols are `out[start..]`, one byte
@@ -323,5 +453,21 @@ impl BytePairs {
     pub fn contains(&self, a: u8, b: u8) -> bool {
         let bit = (a as usize) << 8 | b as usize;
         self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_another_thread_builds_is_not_waited_for() {
+        let cell = OnceLock::new();
+        let building = Mutex::new(());
+        let held = building.lock();
+        assert_eq!(built(&cell, &building, || 1), None);
+        drop(held);
+        assert_eq!(built(&cell, &building, || 2), Some(&2));
+        assert_eq!(built(&cell, &building, || 3), Some(&2));
     }
 }

@@ -45,15 +45,31 @@ pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
 /// docs/performance.md#merging).
 fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
     debug_assert!(ids.len() - start <= LINEAR_MAX);
-    const NONE: (u32, u32) = (u32::MAX, 0);
-    let lookup = |a: u32, b: u32| table.get(&(a, b)).copied().unwrap_or(NONE);
+    let word = &ids[start..];
+    // pairs[i] = (rank, merged id) of (word[i], word[i + 1]).
+    let mut pairs = [NO_PAIR; LINEAR_MAX];
+    for i in 0..word.len() - 1 {
+        pairs[i] = lookup(table, word[i], word[i + 1]);
+    }
+    merge_linear_with(table, ids, start, &mut pairs);
+}
+
+const NO_PAIR: (u32, u32) = (u32::MAX, 0);
+
+#[inline]
+fn lookup(table: &MergeTable, a: u32, b: u32) -> (u32, u32) {
+    table.get(&(a, b)).copied().unwrap_or(NO_PAIR)
+}
+
+/// The merge loop of `merge_linear_from`, given the pairs' ranks.
+fn merge_linear_with(
+    table: &MergeTable,
+    ids: &mut Vec<u32>,
+    start: usize,
+    pairs: &mut [(u32, u32); LINEAR_MAX],
+) {
     let word = &mut ids[start..];
     let mut len = word.len();
-    // pairs[i] = (rank, merged id) of (word[i], word[i + 1]).
-    let mut pairs = [NONE; LINEAR_MAX];
-    for i in 0..len - 1 {
-        pairs[i] = lookup(word[i], word[i + 1]);
-    }
     while len > 1 {
         let mut best = 0;
         for i in 1..len - 1 {
@@ -70,15 +86,55 @@ fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
         pairs.copy_within(best + 1..len - 1, best);
         len -= 1;
         if best + 1 < len {
-            pairs[best] = lookup(word[best], word[best + 1]);
+            pairs[best] = lookup(table, word[best], word[best + 1]);
         } else if best < pairs.len() {
-            pairs[best] = NONE;
+            pairs[best] = NO_PAIR;
         }
         if best > 0 {
-            pairs[best - 1] = lookup(word[best - 1], word[best]);
+            pairs[best - 1] = lookup(table, word[best - 1], word[best]);
         }
     }
     ids.truncate(start + len);
+}
+
+/// The merges of the pairs of single bytes of a byte-level model, by the two bytes: a
+/// 512 KiB table that stays in the CPU's cache, where the merge table (several MiB) costs a
+/// cache miss per lookup. Every pair of a word's initial symbols is such a pair.
+#[derive(Debug)]
+pub struct BytePairMerges(Box<[(u32, u32)]>);
+
+impl BytePairMerges {
+    pub fn new(table: &MergeTable, byte_ids: &[u32; 256]) -> Self {
+        let mut all = vec![NO_PAIR; 1 << 16];
+        for (a, &ia) in byte_ids.iter().enumerate() {
+            for (b, &ib) in byte_ids.iter().enumerate() {
+                all[a << 8 | b] = lookup(table, ia, ib);
+            }
+        }
+        BytePairMerges(all.into_boxed_slice())
+    }
+
+    /// Appends the merged ids of `bytes` (at most `LINEAR_MAX` of them; each byte's initial
+    /// symbol is `byte_ids[b]`).
+    pub fn merge_bytes(
+        &self,
+        table: &MergeTable,
+        byte_ids: &[u32; 256],
+        bytes: &[u8],
+        out: &mut Vec<u32>,
+    ) {
+        debug_assert!(bytes.len() <= LINEAR_MAX);
+        let start = out.len();
+        out.extend(bytes.iter().map(|&b| byte_ids[b as usize]));
+        if bytes.len() < 2 {
+            return;
+        }
+        let mut pairs = [NO_PAIR; LINEAR_MAX];
+        for (i, pair) in bytes.windows(2).enumerate() {
+            pairs[i] = self.0[(pair[0] as usize) << 8 | pair[1] as usize];
+        }
+        merge_linear_with(table, out, start, &mut pairs);
+    }
 }
 
 #[cfg(test)]
@@ -342,6 +398,30 @@ mod tests {
             merge_heap(&t, &mut a);
             merge_by_rank(&t, &mut b);
             assert_eq!(a, b, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn byte_pair_merges_agree_with_the_linear_scan() {
+        let mut rng = SplitMix64::new(12);
+        // Byte b's initial symbol is id 255 - b: the table is read by bytes, not ids.
+        let byte_ids: [u32; 256] = std::array::from_fn(|b| 255 - b as u32);
+        for round in 0..200 {
+            let mut table = MergeTable::default();
+            for merged in 256..256 + rng.below(1, 30) {
+                let a = rng.below(251, merged);
+                let b = rng.below(251, merged);
+                table.entry((a, b)).or_insert((rng.below(0, 20), merged));
+            }
+            let byte_pairs = BytePairMerges::new(&table, &byte_ids);
+            for len in 0..=LINEAR_MAX {
+                let bytes: Vec<u8> = (0..len).map(|_| rng.below(0, 5) as u8).collect();
+                let mut want: Vec<u32> = bytes.iter().map(|&b| byte_ids[b as usize]).collect();
+                apply_merges(&table, &mut want);
+                let mut got = vec![7];
+                byte_pairs.merge_bytes(&table, &byte_ids, &bytes, &mut got);
+                assert_eq!(got[1..], want[..], "round {round}, {bytes:?}");
+            }
         }
     }
 }

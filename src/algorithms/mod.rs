@@ -3,12 +3,14 @@
 //! whichever one the model uses on every piece; nothing here knows about texts, special
 //! tokens or caches.
 //!
+//! - `backtrack`: BPE of ranked byte-level vocabularies found token by token (long pieces);
 //! - `bpe`: initial symbols, then merges by rank (`merge`: the merge loops), with
 //!   BPE-dropout as an option;
 //! - `greedy`: WordPiece-style greedy longest match with a continuation prefix;
 //! - `ranks`: recovering merges from a tiktoken-style ranked vocabulary;
 //! - `sentencepiece`: SentencePiece's BPE (merges by entry score, byte fallback).
 
+pub mod backtrack;
 pub mod bpe;
 pub mod greedy;
 pub mod merge;

@@ -18,6 +18,8 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::algorithms::bpe::Bpe;
@@ -61,7 +63,7 @@ pub struct Tokenizer {
     /// Pieces that are special tokens, when `specials_in_pattern`.
     pub(crate) special_pieces: FxHashMap<String, u32>,
     /// id → the text bytes it decodes to (end-of-word markers become a space).
-    pub(crate) token_bytes: Vec<Vec<u8>>,
+    pub(crate) token_bytes: Arc<Vec<Vec<u8>>>,
     /// Identifies this tokenizer's entries in the per-thread piece caches (`cache.rs`).
     pub(crate) cache_owner: u64,
 }
@@ -133,7 +135,7 @@ impl Tokenizer {
                 let greedy = Greedy::new(&map, size, prefix, &config.rules, config.unknown)?;
                 let bytes = decode::token_bytes(&tokens, &specials, &config.rules, Some(&greedy));
                 let pieces = whole_pieces(&config, &map, &bytes);
-                (Algorithm::Greedy(greedy), bytes, pieces)
+                (Algorithm::Greedy(greedy), Arc::new(bytes), pieces)
             }
             AlgorithmConfig::SentencePiece => {
                 return Err(Error::invalid(
@@ -151,6 +153,12 @@ impl Tokenizer {
                     }
                     _ => decode::token_bytes(&tokens, &specials, &config.rules, None),
                 };
+                let bytes = Arc::new(bytes);
+                let not_tokens = specials
+                    .iter()
+                    .filter(|(token, id)| map.get(token) != Some(id))
+                    .map(|(_, id)| *id)
+                    .collect();
                 let bpe = || {
                     Bpe::new(
                         &map,
@@ -159,6 +167,7 @@ impl Tokenizer {
                         &config.rules,
                         config.unknown,
                         &bytes,
+                        not_tokens,
                     )
                 };
                 let (bpe, pieces) =

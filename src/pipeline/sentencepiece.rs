@@ -106,7 +106,7 @@ impl Tokenizer {
             algorithm: Algorithm::SentencePiece(algorithm),
             piece_ids: PieceIds::default(),
             special_pieces: FxHashMap::default(),
-            token_bytes,
+            token_bytes: Arc::new(token_bytes),
             cache_owner: new_owner(),
         })
     }

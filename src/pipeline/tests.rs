@@ -336,3 +336,43 @@ fn built_from_byte_ranks_as_from_names() {
     let ids = b.encode(text, None).unwrap();
     assert_eq!(b.decode_bytes(&ids).unwrap(), text.as_bytes());
 }
+
+#[test]
+fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks));
+    let tokens = [
+        "aa", "ab", "aaaa", "ba", "aab", "abab", "bab", " a", " aa", "aaa", "b a",
+    ];
+    let ranks: Vec<(Vec<u8>, u32)> = (0..=255u8)
+        .map(|b| vec![b])
+        .chain(tokens.map(|t| t.as_bytes().to_vec()))
+        .enumerate()
+        .map(|(id, bytes)| (bytes, id as u32))
+        .collect();
+    // A special token with a token's text is not a second token with those bytes.
+    let specials = vec![("<|end|>".to_string(), 300), ("ab".to_string(), 301)];
+    let t = Tokenizer::from_byte_ranks(c, ranks, specials).unwrap();
+    let Algorithm::Bpe(bpe) = &t.algorithm else {
+        panic!("a BPE model")
+    };
+    assert!(bpe.backtracks());
+    let mut rng = crate::rng::SplitMix64::new(9);
+    // Runs longer than the backtracking threshold, with no byte pair that no token joins.
+    let mut texts = vec!["a".repeat(3000), "ab".repeat(1500), "aab".repeat(700) + "b"];
+    for len in [49, 50, 64, 100, 333, 2000, 5000] {
+        for alphabet in [&b"ab"[..], b"ab ", b"a b\xc3\xa9"] {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.below(0, alphabet.len() as u32) as usize])
+                .collect();
+            texts.push(String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    for text in texts {
+        let mut merged = Vec::new();
+        bpe.initial_ids(&text, &mut merged).unwrap();
+        crate::algorithms::merge::apply_merges(&bpe.merges, &mut merged);
+        let mut ids = Vec::new();
+        t.encode_piece(&text, &mut ids).unwrap();
+        assert_eq!(ids, merged, "{text:?}");
+    }
+}
