@@ -372,3 +372,124 @@ impl PartialEq for Candidate {
 }
 
 impl Eq for Candidate {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::sentencepiece::{NormalizerSettings, Piece};
+
+    fn model(pieces: &[(&str, f32, PieceType)], byte_fallback: bool) -> SentencePieceModel {
+        let mut all: Vec<Piece> = pieces
+            .iter()
+            .map(|&(text, score, kind)| Piece {
+                text: text.to_string(),
+                score,
+                kind,
+            })
+            .collect();
+        if byte_fallback {
+            all.extend((0..=255u8).map(|b| Piece {
+                text: format!("<0x{b:02X}>"),
+                score: 0.0,
+                kind: PieceType::Byte,
+            }));
+        }
+        SentencePieceModel {
+            pieces: all,
+            byte_fallback,
+            unk_surface: " \u{2047} ".to_string(),
+            normalizer: NormalizerSettings {
+                name: "identity".to_string(),
+                charsmap: Vec::new(),
+                add_dummy_prefix: true,
+                remove_extra_whitespaces: false,
+                escape_whitespaces: true,
+            },
+        }
+    }
+
+    const BASE: &[(&str, f32, PieceType)] = &[
+        ("<unk>", 0.0, PieceType::Unknown),
+        ("<s>", 0.0, PieceType::Control),
+        ("ab", -1.0, PieceType::Normal),
+        ("bc", -1.0, PieceType::Normal),
+        ("abc", -2.0, PieceType::Normal),
+        ("cd", -3.0, PieceType::Normal),
+        ("a", -10.0, PieceType::Normal),
+        ("b", -10.0, PieceType::Normal),
+        ("c", -10.0, PieceType::Normal),
+        ("d", -10.0, PieceType::Normal),
+        ("\u{2581}", -10.0, PieceType::Normal),
+        ("[M]", 0.0, PieceType::UserDefined),
+    ];
+
+    fn encode(m: &SentencePieceModel, text: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        SentencePieceBpe::new(m)
+            .unwrap()
+            .encode_word(text, &mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn highest_score_first_leftmost_on_ties() {
+        let m = model(BASE, false);
+        // ab and bc tie: the leftmost (ab) merges, then ab+c builds abc.
+        assert_eq!(encode(&m, "abc"), vec![4]);
+        // b c d: bc (-1) before cd (-3).
+        assert_eq!(encode(&m, "bcd"), vec![3, 9]);
+    }
+
+    #[test]
+    fn user_defined_symbols_never_merge() {
+        let m = model(BASE, false);
+        assert_eq!(encode(&m, "a[M]b"), vec![6, 11, 7]);
+    }
+
+    #[test]
+    fn unknown_runs_are_one_unk_or_bytes() {
+        let m = model(BASE, false);
+        assert_eq!(encode(&m, "aéé"), vec![6, 0]);
+        assert_eq!(encode(&m, "éaé"), vec![0, 6, 0]);
+        let bytes = model(BASE, true);
+        let first_byte = BASE.len() as u32;
+        let e = "é".as_bytes();
+        assert_eq!(
+            encode(&bytes, "aé"),
+            vec![6, first_byte + e[0] as u32, first_byte + e[1] as u32]
+        );
+    }
+
+    #[test]
+    fn unused_entries_are_split_back() {
+        let mut pieces = BASE.to_vec();
+        pieces[4].2 = PieceType::Unused; // abc
+        let m = model(&pieces, false);
+        assert_eq!(encode(&m, "abc"), vec![2, 8]);
+    }
+
+    #[test]
+    fn cutting_at_spaces_only_where_no_entry_crosses() {
+        assert!(SentencePieceBpe::cuts_at_spaces(&model(BASE, false)));
+        let mut pieces = BASE.to_vec();
+        pieces.push(("\u{2581}\u{2581}", -5.0, PieceType::Normal));
+        assert!(SentencePieceBpe::cuts_at_spaces(&model(&pieces, false)));
+        pieces.push(("a\u{2581}b", -5.0, PieceType::Normal));
+        assert!(!SentencePieceBpe::cuts_at_spaces(&model(&pieces, false)));
+        // Without byte fallback, `▁` itself must be known.
+        let no_space: Vec<_> = BASE.iter().copied().filter(|p| p.0 != "\u{2581}").collect();
+        assert!(!SentencePieceBpe::cuts_at_spaces(&model(&no_space, false)));
+        assert!(SentencePieceBpe::cuts_at_spaces(&model(&no_space, true)));
+    }
+
+    #[test]
+    fn spans_cover_the_piece() {
+        let m = model(BASE, true);
+        let sp = SentencePieceBpe::new(&m).unwrap();
+        let (mut ids, mut spans) = (Vec::new(), Vec::new());
+        sp.encode_with_spans("abcé", &mut ids, Some(&mut spans));
+        assert_eq!(ids.len(), spans.len());
+        assert_eq!(spans, vec![(0, 3), (3, 4), (4, 5)]);
+    }
+}

@@ -235,3 +235,67 @@ impl CharsMap {
         Some((replaced, length))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    fn settings(dummy: bool, extra: bool, charsmap: Vec<u8>) -> NormalizerSettings {
+        NormalizerSettings {
+            name: String::new(),
+            charsmap,
+            add_dummy_prefix: dummy,
+            remove_extra_whitespaces: extra,
+            escape_whitespaces: true,
+        }
+    }
+
+    #[test]
+    fn whitespace_rules() {
+        let n = SentencePieceNormalizer::new(&settings(true, true, Vec::new()), &[]).unwrap();
+        assert_eq!(n.normalize("  a  b  "), "▁a▁b");
+        assert_eq!(n.normalize("   "), "");
+        let keep = SentencePieceNormalizer::new(&settings(true, false, Vec::new()), &[]).unwrap();
+        assert_eq!(keep.normalize(" a b "), "▁▁a▁b▁");
+        let bare = SentencePieceNormalizer::new(&settings(false, true, Vec::new()), &[]).unwrap();
+        assert_eq!(bare.normalize("a\tb c"), "a\tb▁c");
+    }
+
+    #[test]
+    fn alignment_has_one_entry_per_byte_and_the_end() {
+        let n = SentencePieceNormalizer::new(&settings(true, true, Vec::new()), &["[M]"]).unwrap();
+        let (mut out, mut origin) = (String::new(), Vec::new());
+        n.normalize_into(" x  [M] é ", &mut out, Some(&mut origin));
+        assert_eq!(out, "▁x▁[M]▁é");
+        assert_eq!(origin.len(), out.len() + 1);
+        assert!(origin.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(*origin.last().unwrap(), " x  [M] é ".len());
+    }
+
+    #[test]
+    fn damaged_character_maps_are_errors_or_ignored_never_panics() {
+        for blob in [
+            vec![],
+            vec![1, 0],
+            vec![8, 0, 0, 0, 1, 2, 3],
+            vec![3, 0, 0, 0, 1, 2, 3],
+        ] {
+            assert!(CharsMap::parse(&blob).is_err() || blob.is_empty());
+        }
+        // Random tries: every lookup stays in bounds.
+        let mut rng = SplitMix64::new(7);
+        for _ in 0..200 {
+            let units = 1 + (rng.next_u64() % 64) as usize;
+            let mut blob = ((units * 4) as u32).to_le_bytes().to_vec();
+            for _ in 0..units * 4 + 16 {
+                blob.push(rng.next_u64() as u8);
+            }
+            let map = CharsMap::parse(&blob).unwrap();
+            let key: Vec<u8> = (0..8).map(|_| rng.next_u64() as u8).collect();
+            let _ = map.longest_rule(&key);
+            let n = SentencePieceNormalizer::new(&settings(true, true, blob), &[]).unwrap();
+            let _ = n.normalize("some text, ünï 한국");
+        }
+    }
+}
