@@ -221,6 +221,38 @@ def _format_files(folder: Path) -> list[Path]:
     ]
     ranks.write_text("\n".join(lines) + "\n")
     out.append(ranks)
+    out += _sentencepiece_files(folder)
+    return out
+
+
+def _sentencepiece_files(folder: Path) -> list[Path]:
+    """Two small SentencePiece BPE models made by its trainer (nmt_nfkc with its character
+    map; identity with byte fallback), when the package is installed."""
+    try:
+        import sentencepiece as spm
+    except ImportError:
+        return []
+    text = folder / "sp-train.txt"
+    rng = random.Random(5)
+    words = ["low", "lower", "newest", "widest", "the", "ünï", "한국어", "ｆｕｌｌ", "①"]
+    text.write_text(
+        "\n".join(" ".join(rng.choice(words) for _ in range(8)) for _ in range(400)), "utf-8"
+    )
+    out = []
+    for name, options in (
+        ("nfkc", {}),
+        ("bytes", {"normalization_rule_name": "identity", "byte_fallback": True}),
+    ):
+        prefix = folder / f"sp-{name}"
+        spm.SentencePieceTrainer.train(
+            input=str(text),
+            model_prefix=str(prefix),
+            model_type="bpe",
+            vocab_size=300 if name == "bytes" else 60,
+            minloglevel=2,
+            **options,
+        )
+        out.append(prefix.with_suffix(".model"))
     return out
 
 
