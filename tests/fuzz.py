@@ -27,7 +27,8 @@ from pathlib import Path
 
 import subword
 from subword.errors import SubwordError
-from subword.tokenizer import Tokenizer, utf8_safe
+from subword.text import utf8_safe
+from subword.tokenizer import Tokenizer
 
 WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3, "lowest": 1, "new": 4}
 SPECIALS = ["<|endoftext|>", "<|fim|>"]

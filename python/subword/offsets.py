@@ -47,7 +47,7 @@ def encode_with_offsets(
             f"offsets are not available with the {tok.config.pre_tokenizer!r} "
             "pre-tokenizer: its pieces are analysed forms, not spans of the text"
         )
-    from subword.tokenizer import utf8_safe
+    from subword.text import utf8_safe
 
     matcher, forbidden = tok._special_plan(allowed, disallowed)
     fixed = utf8_safe(text)

@@ -92,9 +92,9 @@ class DecodeStream:
         self._jamo = config.normalization == "jamo"
         errors = "replace"
         if sentencepiece:
-            from subword.tokenizer import _register_bytewise_replace
+            from subword.text import register_bytewise_replace
 
-            errors = _register_bytewise_replace()
+            errors = register_bytewise_replace()
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors)
         self._space = False  # a held-back space
         self._held = ""  # jamo: text that may still compose

@@ -12,6 +12,7 @@ from subword import _core
 from subword import pre_tokenizers as pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, check_ids
 from subword.errors import InvalidInputError
+from subword.text import register_bytewise_replace, utf8_safe, without_surrogates
 
 SpecialSet = Collection[str] | Literal["all"]
 # (special tokens encoded as themselves, special tokens whose presence is an error)
@@ -79,41 +80,6 @@ def _unpickle(cls: type[Tokenizer], payload: bytes) -> Tokenizer:
 
     doc = json.loads(zlib.decompress(payload))
     return cls(spec_from_document(doc, "<pickled tokenizer>"), training=doc.get("training"))
-
-
-def without_surrogates(text: str) -> str:
-    """`text` as tiktoken encodes a str holding lone surrogates (which have no UTF-8): through
-    UTF-16 with surrogatepass, so a split pair joins, and each lone one becomes U+FFFD."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def utf8_safe(text: str) -> str:
-    """`text`, or `without_surrogates(text)` if it has no UTF-8 form."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return without_surrogates(text)
-    return text
-
-
-_BYTEWISE_REPLACE = "subword-replace-each-byte"
-
-
-def _register_bytewise_replace() -> str:
-    """The name of a `bytes.decode` error handler that puts one U+FFFD per undecodable
-    byte (SentencePiece's rule), registered on first use."""
-    import codecs
-
-    try:
-        codecs.lookup_error(_BYTEWISE_REPLACE)
-    except LookupError:
-
-        def each_byte(exc: UnicodeError) -> tuple[str, int]:
-            assert isinstance(exc, UnicodeDecodeError)
-            return "\ufffd" * (exc.end - exc.start), exc.end
-
-        codecs.register_error(_BYTEWISE_REPLACE, each_byte)
-    return _BYTEWISE_REPLACE
 
 
 def _split_specials(text: str, tokens: list[str]) -> list[str]:
@@ -605,7 +571,7 @@ class Tokenizer:
         if errors == "replace" and self._spec_is_sentencepiece():
             # SentencePiece replaces each byte of a broken UTF-8 sequence, not each
             # maximal run of them as Python does.
-            errors = _register_bytewise_replace()
+            errors = register_bytewise_replace()
         text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
         joiner = getattr(self._python_pre_tokenizer, "join", None) if join else None
         if joiner is None:
@@ -663,52 +629,6 @@ class Tokenizer:
         (`path` is a folder that gets vocab.json and merges.txt) or "sentencepiece" (a model
         loaded from a SentencePiece .model file, written back as it was). A format that cannot
         express the model raises InvalidInputError naming what it lacks."""
-        from pathlib import Path
+        from subword.formats.save import save_model
 
-        from subword.formats import write_gpt2, write_hf, write_tiktoken
-        from subword.formats.native import write_native
-
-        sentencepiece = self._spec.sentencepiece
-        if sentencepiece is not None and format not in ("hf", "sentencepiece"):
-            raise InvalidInputError(
-                f"format={format!r} cannot express a SentencePiece model (its normalizer, and "
-                "merges by entry score): save as 'sentencepiece' (the .model file) or 'hf' "
-                "(tokenizer.json with byte fallback)"
-            )
-        if format == "sentencepiece":
-            if sentencepiece is None:
-                raise InvalidInputError(
-                    "format='sentencepiece' writes models loaded from a SentencePiece .model "
-                    "file; this model is not one: save as 'native' or 'hf'"
-                )
-            from subword.files import write_atomic
-
-            write_atomic(path, sentencepiece.model_file)
-        elif format == "native":
-            write_native(self._spec, path, self.training or None)
-        elif format == "hf" and sentencepiece is not None:
-            import json
-
-            from subword.files import write_atomic
-            from subword.formats.sentencepiece import to_hf_json
-
-            text = json.dumps(to_hf_json(self._spec), ensure_ascii=False, indent=2) + "\n"
-            write_atomic(path, text.encode("utf-8"))
-        elif format == "hf":
-            write_hf(self._spec, path)
-        elif format == "tiktoken":
-            write_tiktoken(self._spec, path)
-        elif format == "gpt2":
-            if self.config.pre_tokenizer != "gpt2":
-                raise InvalidInputError(
-                    "GPT-2 files cannot record the pre-tokenizer "
-                    f"{self.config.pre_tokenizer!r} (loading them assumes 'gpt2'): save as "
-                    "'hf' or 'native' instead"
-                )
-            folder = Path(path)
-            folder.mkdir(parents=True, exist_ok=True)
-            write_gpt2(self._spec, folder / "vocab.json", folder / "merges.txt")
-        else:
-            raise InvalidInputError(
-                f"format={format!r}: use native, hf, tiktoken, gpt2 or sentencepiece"
-            )
+        save_model(self._spec, path, format, self.training or None)

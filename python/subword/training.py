@@ -16,7 +16,8 @@ from subword import pre_tokenizers as pretokenizers
 from subword.config import ModelSpec, TokenizerConfig, TrainConfig
 from subword.errors import InvalidInputError
 from subword.files import read_lines
-from subword.tokenizer import Tokenizer, resolve_pattern, utf8_safe
+from subword.text import utf8_safe
+from subword.tokenizer import Tokenizer, resolve_pattern
 
 if TYPE_CHECKING:
     from subword.scale.counts import WordCounts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-FORMATS = ("native", "hf", "tiktoken", "gpt2", "sentencepiece")
+from subword.formats.save import FORMATS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -9,7 +9,8 @@ from subword.errors import InvalidInputError
 from subword.formats.bytes_unicode import bytes_to_token
 from subword.teaching import reference
 from subword.teaching.trace import explain_apply
-from subword.tokenizer import Tokenizer, utf8_safe
+from subword.text import utf8_safe
+from subword.tokenizer import Tokenizer
 
 # The textbook's word table (Sennrich et al. 2016's example).
 DEFAULT_WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
