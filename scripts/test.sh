@@ -46,6 +46,8 @@ echo "$WHEEL"
 # Llama 3's tokenizer.model and reference tokenizer (tiktoken with its regex and specials);
 # the package's other dependencies (the model code's) are not needed for it.
 "$PY" -m pip install --quiet --no-deps --only-binary :all: "llama-models>=0.3,<1"
+# SentencePiece's own test model and text, which only its sdist ships (not built, only read).
+"$PY" scripts/fetch_sentencepiece_tests.py
 
 echo "== format, lint, types"
 cargo fmt --all -- --check

@@ -243,6 +243,14 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         c = self.config
+        if self._spec_is_sentencepiece():
+            settings = self._spec.sentencepiece
+            assert settings is not None
+            return (
+                f"{type(self).__name__}(sentencepiece BPE, vocab_size={self.vocab_size}, "
+                f"normalizer={settings.normalizer_name!r}, "
+                f"byte_fallback={settings.byte_fallback})"
+            )
         return (
             f"{type(self).__name__}(kind={c.kind!r}, vocab_size={self.vocab_size}, "
             f"pre_tokenizer={c.pre_tokenizer!r})"
