@@ -75,3 +75,27 @@ def classes_changed_since_python_unicode() -> list[str]:
         ):
             changed.append(c)
     return changed
+
+
+def llama_models_file(version: str) -> Path:
+    """`tokenizer.model` of Llama `version` ("llama3", "llama4") in the installed llama-models."""
+    peer("llama_models")
+    import llama_models
+
+    path = Path(llama_models.__file__).parent / version / "tokenizer.model"
+    if not path.is_file():
+        missing(f"{path} is not in the installed llama-models")
+    return path
+
+
+def assert_same_as_tiktoken(model, ours, name: str) -> None:
+    """`ours` gives the ids of the tiktoken `model` on every line of corpus `name` and on
+    the whole file, and decodes the whole file's ids back to its text."""
+    lines = corpus_lines(name)
+    expected = model.encode_ordinary_batch(lines, num_threads=2)
+    for i, (line, want, have) in enumerate(zip(lines, expected, ours.encode_batch(lines))):
+        assert have == want, f"{name} line {i + 1}: {line!r}"
+    text = corpus_text(name)
+    whole = model.encode_ordinary(text)
+    assert ours.encode_to_numpy(text).tolist() == whole
+    assert ours.decode(whole) == text

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from peers import CORPORA, corpus_lines, corpus_text, missing, peer
+from peers import CORPORA, assert_same_as_tiktoken, llama_models_file
 
 import subword
 from subword.pre_tokenizers.patterns import PATTERNS
@@ -18,13 +18,7 @@ pytestmark = [pytest.mark.peer]
 
 @pytest.fixture(scope="module")
 def llama4_path() -> Path:
-    peer("llama_models")
-    import llama_models
-
-    path = Path(llama_models.__file__).parent / "llama4" / "tokenizer.model"
-    if not path.is_file():
-        missing(f"{path} is not in the installed llama-models")
-    return path
+    return llama_models_file("llama4")
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +48,7 @@ def test_load_detects_llama4(llama4_path, ours) -> None:
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", [*CORPORA, "code-c-headers.txt"])
 def test_every_line_and_whole_file(reference, ours, name) -> None:
-    model = reference.model
-    lines = corpus_lines(name)
-    expected = model.encode_ordinary_batch(lines, num_threads=2)
-    for i, (line, want, have) in enumerate(zip(lines, expected, ours.encode_batch(lines))):
-        assert have == want, f"{name} line {i + 1}: {line!r}"
-    text = corpus_text(name)
-    whole = model.encode_ordinary(text)
-    assert ours.encode_to_numpy(text).tolist() == whole
-    assert ours.decode(whole) == text
+    assert_same_as_tiktoken(reference.model, ours, name)
 
 
 def test_special_tokens_allowed_and_refused(reference, ours) -> None:
