@@ -98,10 +98,30 @@ impl PyModel {
         dropout: Option<f64>,
         seed: u64,
     ) -> PyResult<Bound<'py, PyList>> {
+        let matcher = specials.map(|s| &s.inner);
+        // The short path is written out here and in `encode_to_numpy`: a shared generic
+        // helper measured 5–10% more per array call (docs/performance.md).
         if dropout.is_none() && text.len() < DETACH_MIN_BYTES {
-            return self.with_short_ids(text, specials, forbidden, |ids| self.id_list(py, ids));
+            return with_scratch(|ids| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.inner.refuse_in(text).map_err(to_py_err)?;
+                }
+                self.inner
+                    .encode_into(text, matcher, ids)
+                    .map_err(to_py_err)?;
+                self.id_list(py, ids)
+            });
         }
-        let ids = self.encode_detached(py, text, specials, forbidden, dropout, seed)?;
+        let ids = detached_if_long(py, text, || {
+            if let Some(forbidden) = forbidden {
+                forbidden.inner.refuse_in(text)?;
+            }
+            match dropout {
+                None => self.inner.encode(text, matcher),
+                Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
+            }
+        })
+        .map_err(to_py_err)?;
         self.id_list(py, &ids)
     }
 
@@ -115,12 +135,25 @@ impl PyModel {
         specials: Option<&Specials>,
         forbidden: Option<&Specials>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let matcher = specials.map(|s| &s.inner);
         if text.len() < DETACH_MIN_BYTES {
-            return self.with_short_ids(text, specials, forbidden, |ids| {
+            return with_scratch(|ids| {
+                if let Some(forbidden) = forbidden {
+                    forbidden.inner.refuse_in(text).map_err(to_py_err)?;
+                }
+                self.inner
+                    .encode_into(text, matcher, ids)
+                    .map_err(to_py_err)?;
                 Ok(PyArray1::from_slice(py, ids))
             });
         }
-        let ids = self.encode_detached(py, text, specials, forbidden, None, 0)?;
+        let ids = detached_if_long(py, text, || {
+            if let Some(forbidden) = forbidden {
+                forbidden.inner.refuse_in(text)?;
+            }
+            self.inner.encode(text, matcher)
+        })
+        .map_err(to_py_err)?;
         Ok(ids.into_pyarray(py))
     }
 
@@ -213,50 +246,6 @@ impl PyModel {
 }
 
 impl PyModel {
-    /// The ids of a short text, in the thread's reused buffer, handed to `finish` (no
-    /// vector allocated per call: docs/performance.md, the Python boundary).
-    #[inline]
-    fn with_short_ids<R>(
-        &self,
-        text: &str,
-        specials: Option<&Specials>,
-        forbidden: Option<&Specials>,
-        finish: impl FnOnce(&[u32]) -> PyResult<R>,
-    ) -> PyResult<R> {
-        with_scratch(|ids| {
-            if let Some(forbidden) = forbidden {
-                forbidden.inner.refuse_in(text).map_err(to_py_err)?;
-            }
-            self.inner
-                .encode_into(text, specials.map(|s| &s.inner), ids)
-                .map_err(to_py_err)?;
-            finish(ids)
-        })
-    }
-
-    /// The ids of `text` in their own vector, without the GIL when the text is long.
-    fn encode_detached(
-        &self,
-        py: Python<'_>,
-        text: &str,
-        specials: Option<&Specials>,
-        forbidden: Option<&Specials>,
-        dropout: Option<f64>,
-        seed: u64,
-    ) -> PyResult<Vec<u32>> {
-        let matcher = specials.map(|s| &s.inner);
-        detached_if_long(py, text, || {
-            if let Some(forbidden) = forbidden {
-                forbidden.inner.refuse_in(text)?;
-            }
-            match dropout {
-                None => self.inner.encode(text, matcher),
-                Some(p) => self.inner.encode_dropout(text, matcher, p, seed),
-            }
-        })
-        .map_err(to_py_err)
-    }
-
     /// The id `item` at `position` of a list given to decode: an int (or an object with
     /// `__index__`, as NumPy's integers) that fits in u32; bools are refused (True is not
     /// id 1). Ids past the vocabulary are left to the core, which names them the same way.
