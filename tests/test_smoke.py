@@ -123,3 +123,27 @@ def test_everyday_calls(corpus: Path) -> None:
     assert "".join(stream.step(i) for i in ids) + stream.flush() == line
     flat, offsets = tok.encode_batch_to_numpy([line, "low"])
     assert tok.decode_batch(flat, offsets=offsets) == [line, "low"]
+
+
+def test_loading_leaves_numpy_alone(corpus: Path, tmp_path: Path) -> None:
+    """A model readies NumPy's C API only when NumPy is already imported (so the first array
+    call does not pay for it), and never imports NumPy itself: loading stays fast for users
+    who want lists."""
+    path = tmp_path / "model.json"
+    subword.train([corpus], num_merges=40, min_frequency=1, kind="byte").save(path)
+    script = (
+        "import sys, subword\n"
+        f"tok = subword.load({str(path)!r})\n"
+        "assert 'numpy' not in sys.modules, 'loading imported numpy'\n"
+        "ids = tok.encode('the lowest')\n"
+        "try:\n"
+        "    import numpy\n"
+        "except ImportError:\n"
+        "    sys.exit(0)\n"
+        f"tok = subword.load({str(path)!r})\n"
+        "assert tok.encode_to_numpy('the lowest').tolist() == ids\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr

@@ -124,6 +124,10 @@ def count_batch(
 def token_part(model: Model, id: int) -> tuple[bytes, bool]:
     """One id's bytes (end-of-word space kept) and whether it starts a word (greedy)."""
 
+def prepare_numpy() -> None:
+    """Readies NumPy's C API if `numpy` is already imported (else nothing), so that the
+    first array call does not pay for it."""
+
 def train(
     counter: WordCounter, options: Options | None = None
 ) -> tuple[list[str], list[tuple[str, str]]]:

@@ -162,6 +162,7 @@ class Tokenizer:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
         self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
+        _core.prepare_numpy()
 
     @property
     def _spec(self) -> ModelSpec:
@@ -317,10 +318,12 @@ class Tokenizer:
         symbols. max_tokens: at most this many ids, the first ones (`encode(text)[:N]`)."""
         if self._plain and dropout is None and max_tokens is None:
             # The common call, first: its Python costs as much as encoding a short line.
-            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
-                matcher, forbidden = self._default_plan
-            elif allowed_special is _NO_SPECIALS and not disallowed_special:
+            if allowed_special is not _NO_SPECIALS:
+                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+            elif not disallowed_special:
                 matcher = forbidden = None  # disallowed_special=(): all text is ordinary
+            elif disallowed_special == "all":
+                matcher, forbidden = self._default_plan
             else:
                 matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
             try:
@@ -440,10 +443,12 @@ class Tokenizer:
         """`encode` as a NumPy `uint32` array (no Python list is built)."""
         if self._plain:
             # The common call first, as in `encode`.
-            if allowed_special is _NO_SPECIALS and disallowed_special == "all":
-                matcher, forbidden = self._default_plan
-            elif allowed_special is _NO_SPECIALS and not disallowed_special:
+            if allowed_special is not _NO_SPECIALS:
+                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+            elif not disallowed_special:
                 matcher = forbidden = None  # disallowed_special=(): all text is ordinary
+            elif disallowed_special == "all":
+                matcher, forbidden = self._default_plan
             else:
                 matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
             try:

@@ -386,6 +386,9 @@ fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> 
             }
         }
         MergeRule::Ranks => {
+            // About two pairs a token (446,189 for o200k's 199,998): sized once rather than
+            // grown through rehashes (docs/performance.md#cold-start-the-first-call).
+            table.reserve(2 * vocab.len());
             // Every split of a token into two tokens is a pair that makes it.
             for (token, &id) in vocab {
                 for (cut, _) in token.char_indices().skip(1) {

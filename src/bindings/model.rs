@@ -3,6 +3,7 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 
 use super::errors::{invalid_input, to_py_err};
@@ -161,12 +162,12 @@ impl PyModel {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<PyBackedStr>,
         specials: Option<&Specials>,
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let batch = on_threads(py, num_threads, || {
             self.inner.encode_batch(&refs, matcher, forbidden)
@@ -187,12 +188,12 @@ impl PyModel {
     fn encode_batch_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<PyBackedStr>,
         specials: Option<&Specials>,
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let (flat, offsets) = on_threads(py, num_threads, || {
             self.inner.encode_batch_flat(&refs, matcher, forbidden)

@@ -129,6 +129,12 @@ pub struct PieceIds {
 }
 
 impl PieceIds {
+    /// Room for `tokens` whole pieces (o200k: a third of them over 7 bytes).
+    pub fn reserve(&mut self, tokens: usize) {
+        self.short.reserve(tokens);
+        self.long.reserve(tokens / 3);
+    }
+
     pub fn insert(&mut self, bytes: &[u8], id: u32) {
         match short_key(bytes) {
             Some(key) => self.short.insert(key, id),

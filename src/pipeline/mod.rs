@@ -240,6 +240,7 @@ fn whole_pieces(config: &TokenizerConfig, map: &Vocab, token_bytes: &[Vec<u8>]) 
     let rules = &config.rules;
     if config.ignore_merges && rules.kind == Kind::Byte && rules.end_of_word != EndOfWord::Attached
     {
+        piece_ids.reserve(map.len());
         for (token, &id) in map {
             if !token.chars().all(|c| unicode_to_byte(c).is_some()) {
                 continue;

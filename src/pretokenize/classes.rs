@@ -97,7 +97,8 @@ fn decode(b: &[u8], i: usize, b0: u8) -> (u32, usize) {
     }
 }
 
-/// The tables, built on first use (about a millisecond) and shared by all threads.
+/// The tables, built once (0.3 ms) when the first fast pre-tokenizer is made, and shared by
+/// all threads.
 pub fn classes() -> &'static Classes {
     static CLASSES: OnceLock<Classes> = OnceLock::new();
     CLASSES.get_or_init(build)

@@ -83,7 +83,11 @@ impl PreTokenizer {
             return Self::regex_only(&clip_with_its_classes());
         }
         match FastPattern::from_regex(pattern) {
-            Some(fast) => Ok(PreTokenizer::Fast(fast)),
+            Some(fast) => {
+                // Built now rather than by the first call, which users often time alone.
+                classes::classes();
+                Ok(PreTokenizer::Fast(fast))
+            }
             None => Self::regex_only(pattern),
         }
     }
