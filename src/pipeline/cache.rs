@@ -33,6 +33,9 @@ const MAX_ARENA_BYTES: usize = 1 << 24;
 pub const MAX_PIECE_BYTES: usize = 128;
 /// Slots when the cache is first used; doubled while more than half full.
 const INITIAL_SLOTS: usize = 1 << 12;
+/// Up to this many slots (2 MiB) the table is near enough to the core for lookups without
+/// a prefetch (docs/performance.md#lookup-modes).
+const SMALL_SLOTS: usize = 1 << 17;
 
 /// A long piece's key has this length byte (short pieces have 1..=7 there).
 const LONG: u64 = 0xFF << 56;
@@ -185,6 +188,11 @@ impl PieceCache {
     fn slot_of(key: u64, mask: usize) -> usize {
         // Fibonacci hashing: the top bits of key × 2^64/φ.
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
+    }
+
+    /// Whether the table is small enough to look pieces up without prefetching them.
+    pub fn is_small(&self) -> bool {
+        self.slots.len() <= SMALL_SLOTS
     }
 
     /// Asks the CPU to fetch the slot where `key` would start, so that the lookup a few

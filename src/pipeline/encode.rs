@@ -1,6 +1,6 @@
 //! Encoding: normalize → special tokens → pre-tokenize → per piece, the cache or the
-//! algorithm → ids. Pieces go through a short queue so that each one's cache slot is
-//! prefetched before it is looked up; batches run on the rayon pool.
+//! algorithm → ids. Once the cache is large, pieces go through a short queue so that each
+//! one's cache slot is prefetched before it is looked up; batches run on the rayon pool.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
 use super::cache::{self, PieceCache};
@@ -57,7 +57,10 @@ impl Tokenizer {
             out,
             cache,
             queue: [("", 0); AHEAD],
+            head: 0,
+            waiting: 0,
             seen: 0,
+            direct: true,
             failure: None,
         };
         self.config.pre_tokenizer.send_pieces(text, &mut encoder)?;
@@ -251,20 +254,27 @@ fn in_text(index: usize, err: Error) -> Error {
 
 /// Pieces are looked up this many pieces after their cache slot was prefetched.
 const AHEAD: usize = 8;
+/// The lookup mode is chosen again every this many pieces (the cache grows as it fills).
+const RECHECK: usize = 4096;
 
-/// Encoding one ordinary text, piece by piece as the pre-tokenizer finds them: each piece's
-/// cache slot is prefetched when it is found and looked up `AHEAD` pieces later, so the
-/// memory latency of lookups overlaps (docs/performance.md#cache). Inlined into the
-/// splitting loop: a cached piece costs no function call.
+/// Encoding one ordinary text, piece by piece as the pre-tokenizer finds them. While the
+/// cache's table is small, each piece is looked up as it is found; once it is large, each
+/// piece's slot is prefetched when it is found and looked up `AHEAD` pieces later, so the
+/// memory latency of lookups overlaps (why both: docs/performance.md#lookup-modes). Inlined
+/// into the splitting loop: a cached piece costs no function call.
 struct PieceEncoder<'a, 't> {
     tokenizer: &'a Tokenizer,
     text: &'t str,
     out: &'a mut Vec<u32>,
     cache: &'a mut PieceCache,
-    /// Piece `i` waits at `queue[i % AHEAD]`.
+    /// The waiting pieces and their keys, the oldest at `head`.
     queue: [(&'t str, u64); AHEAD],
+    head: usize,
+    waiting: usize,
     /// Pieces found so far.
     seen: usize,
+    /// Looking up each piece as it is found, with no queue.
+    direct: bool,
     /// The first error; later pieces are skipped.
     failure: Option<Error>,
 }
@@ -274,14 +284,20 @@ impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
     fn piece(&mut self, piece: &'t str) {
         let start = piece.as_ptr() as usize - self.text.as_ptr() as usize;
         let key = cache::key_in(self.text.as_bytes(), start, piece.len());
-        self.cache.prefetch(key);
-        let slot = self.seen % AHEAD;
-        if self.seen >= AHEAD {
-            let (waiting, waiting_key) = self.queue[slot];
-            self.lookup(waiting, waiting_key);
+        if self.seen.is_multiple_of(RECHECK) {
+            self.choose_mode();
         }
-        self.queue[slot] = (piece, key);
         self.seen += 1;
+        if self.direct {
+            self.lookup(piece, key);
+            return;
+        }
+        self.cache.prefetch(key);
+        if self.waiting == AHEAD {
+            self.lookup_oldest();
+        }
+        self.queue[(self.head + self.waiting) % AHEAD] = (piece, key);
+        self.waiting += 1;
     }
 }
 
@@ -299,11 +315,30 @@ impl PieceEncoder<'_, '_> {
         }
     }
 
+    #[inline(always)]
+    fn lookup_oldest(&mut self) {
+        let (piece, key) = self.queue[self.head];
+        self.head = (self.head + 1) % AHEAD;
+        self.waiting -= 1;
+        self.lookup(piece, key);
+    }
+
+    /// Direct lookups while the cache's table stays near the core; the queue beyond.
+    #[inline(never)]
+    fn choose_mode(&mut self) {
+        let direct = self.cache.is_small();
+        if direct {
+            while self.waiting > 0 {
+                self.lookup_oldest();
+            }
+        }
+        self.direct = direct;
+    }
+
     /// Looks up the pieces still waiting; the first error, if any.
     fn finish(mut self) -> Result<()> {
-        for i in self.seen.saturating_sub(AHEAD)..self.seen {
-            let (piece, key) = self.queue[i % AHEAD];
-            self.lookup(piece, key);
+        while self.waiting > 0 {
+            self.lookup_oldest();
         }
         self.failure.map_or(Ok(()), Err)
     }

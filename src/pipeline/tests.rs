@@ -376,3 +376,31 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
         assert_eq!(ids, merged, "{text:?}");
     }
 }
+
+#[test]
+fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
+    // 300,000 distinct words in one call: the cache's table grows past the size looked up
+    // directly (the queue takes over), then fills and starts over (direct lookups again).
+    let c = TokenizerConfig {
+        pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
+        ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks))
+    };
+    let t = Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap();
+    let word = |mut i: usize| {
+        let mut w = String::from(" ");
+        loop {
+            w.push((b'a' + (i % 26) as u8) as char);
+            i /= 26;
+            if i == 0 {
+                return w;
+            }
+        }
+    };
+    let text: String = (0..300_000).map(word).collect();
+    let mut uncached = Vec::new();
+    for piece in t.config.pre_tokenizer.pieces(&text).unwrap() {
+        t.encode_piece(&piece, &mut uncached).unwrap();
+    }
+    assert_eq!(t.encode(&text, None).unwrap(), uncached);
+    assert_eq!(t.encode(&text, None).unwrap(), uncached);
+}
