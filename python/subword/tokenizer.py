@@ -318,11 +318,10 @@ class Tokenizer:
         symbols. max_tokens: at most this many ids, the first ones (`encode(text)[:N]`)."""
         if self._plain and dropout is None and max_tokens is None:
             # The common call, first: its Python costs as much as encoding a short line.
-            if allowed_special is not _NO_SPECIALS:
-                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-            elif not disallowed_special:
+            # Emptiness before `== "all"`: comparing a tuple with a str costs more.
+            if allowed_special is _NO_SPECIALS and not disallowed_special:
                 matcher = forbidden = None  # disallowed_special=(): all text is ordinary
-            elif disallowed_special == "all":
+            elif allowed_special is _NO_SPECIALS and disallowed_special == "all":
                 matcher, forbidden = self._default_plan
             else:
                 matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
@@ -443,11 +442,10 @@ class Tokenizer:
         """`encode` as a NumPy `uint32` array (no Python list is built)."""
         if self._plain:
             # The common call first, as in `encode`.
-            if allowed_special is not _NO_SPECIALS:
-                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-            elif not disallowed_special:
+            # Emptiness before `== "all"`: comparing a tuple with a str costs more.
+            if allowed_special is _NO_SPECIALS and not disallowed_special:
                 matcher = forbidden = None  # disallowed_special=(): all text is ordinary
-            elif disallowed_special == "all":
+            elif allowed_special is _NO_SPECIALS and disallowed_special == "all":
                 matcher, forbidden = self._default_plan
             else:
                 matcher, forbidden = self._special_plan(allowed_special, disallowed_special)

@@ -216,13 +216,18 @@ fn specials_allowed_and_forbidden() {
     assert_eq!(t.decode_bytes(&[256, 300, a]).unwrap(), b"ab<s>a");
 }
 
-#[test]
-fn the_cache_gives_the_ids_of_the_uncached_path() {
+/// A byte-level model on the GPT-2 pattern with a few ranked tokens over the bytes.
+fn gpt2_ranked() -> Tokenizer {
     let c = TokenizerConfig {
         pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
         ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks))
     };
-    let t = Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap();
+    Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap()
+}
+
+#[test]
+fn the_cache_gives_the_ids_of_the_uncached_path() {
+    let t = gpt2_ranked();
     let text = "ab abab ba ab abab ba, abba ab";
     let first = t.encode(text, None).unwrap();
     let again = t.encode(text, None).unwrap(); // every piece now cached
@@ -381,11 +386,7 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
 fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
     // 300,000 distinct words in one call: the cache's table grows past the size looked up
     // directly (the queue takes over), then fills and starts over (direct lookups again).
-    let c = TokenizerConfig {
-        pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
-        ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks))
-    };
-    let t = Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap();
+    let t = gpt2_ranked();
     let word = |mut i: usize| {
         let mut w = String::from(" ");
         loop {
