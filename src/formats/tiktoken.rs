@@ -69,16 +69,7 @@ pub fn read_ranks(
         by_rank.sort_by_key(|&i| ranks[i as usize]);
         first_repeat(&by_rank, &|a, b| ranks[a] == ranks[b])
     };
-    // Tokens are sorted by their hash (integer compares), then by their bytes: equal tokens
-    // end up side by side all the same.
-    let hashes: Vec<u64> = tokens.iter().map(|t| FxBuildHasher.hash_one(t)).collect();
-    let mut by_token: Vec<u32> = (0..tokens.len() as u32).collect();
-    by_token.sort_by(|&a, &b| {
-        let (a, b) = (a as usize, b as usize);
-        hashes[a]
-            .cmp(&hashes[b])
-            .then_with(|| tokens[a].cmp(&tokens[b]))
-    });
+    let by_token = side_by_side(&tokens, |t| FxBuildHasher.hash_one(t));
     let token_repeat = first_repeat(&by_token, &|a, b| tokens[a] == tokens[b]);
     let repeat = match (rank_repeat, token_repeat) {
         (Some(r), Some(t)) if t.0 < r.0 => Some((t, false)),
@@ -156,6 +147,29 @@ fn check_special_ids(
 }
 
 /// Lines as `bytes.splitlines` gives them (ends: `\n`, `\r`, `\r\n`), numbered from 1.
+/// The indices of `tokens`, equal tokens side by side in file order. They are sorted by
+/// (hash, index), a sort of plain integer pairs; different tokens with one hash (a rare run
+/// of three or more) could keep equal ones apart, so such runs are ordered by their bytes.
+fn side_by_side(tokens: &[Vec<u8>], hash: impl Fn(&[u8]) -> u64) -> Vec<u32> {
+    let mut keyed: Vec<(u64, u32)> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (hash(t), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    let mut start = 0;
+    while start < keyed.len() {
+        let h = keyed[start].0;
+        let end = start + keyed[start..].iter().take_while(|k| k.0 == h).count();
+        if end - start > 2 {
+            // Stable: equal tokens keep file order.
+            keyed[start..end].sort_by(|a, b| tokens[a.1 as usize].cmp(&tokens[b.1 as usize]));
+        }
+        start = end;
+    }
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 fn lines(data: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     let mut rest = data;
     let mut lineno = 0u64;
@@ -284,6 +298,19 @@ mod tests {
         assert_eq!(ranks.len(), 258);
         assert_eq!(ranks[256], (b"ab".to_vec(), 256));
         assert_eq!(ranks[257], (b"abc".to_vec(), 257));
+    }
+
+    #[test]
+    fn equal_tokens_meet_in_file_order_even_when_all_hashes_collide() {
+        let tokens: Vec<Vec<u8>> = [&b"b"[..], b"a", b"c", b"b", b"a", b"b"]
+            .iter()
+            .map(|t| t.to_vec())
+            .collect();
+        for hash in [|_: &[u8]| 0u64, |t: &[u8]| t[0] as u64] {
+            assert_eq!(side_by_side(&tokens, hash), vec![1, 4, 0, 3, 5, 2]);
+        }
+        let two: Vec<Vec<u8>> = vec![b"x".to_vec(), b"y".to_vec()];
+        assert_eq!(side_by_side(&two, |_| 7), vec![0, 1]);
     }
 
     #[test]
