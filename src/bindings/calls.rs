@@ -7,7 +7,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
 use super::errors::{invalid_input, to_py_err};
-use super::model::{detached_if_long, on_threads, PyModel};
+use super::model::{borrowed, detached_if_long, on_threads, PyModel};
 use super::specials::Specials;
 use crate::pipeline::offsets::Span;
 
@@ -59,7 +59,7 @@ fn count_batch(
     num_threads: Option<usize>,
 ) -> PyResult<Vec<usize>> {
     let tokenizer = &model.inner;
-    let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+    let refs = borrowed(&texts);
     let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
     on_threads(py, num_threads, || {
         tokenizer.count_batch(&refs, matcher, forbidden)

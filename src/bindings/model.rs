@@ -167,7 +167,7 @@ impl PyModel {
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+        let refs = borrowed(&texts);
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let batch = on_threads(py, num_threads, || {
             self.inner.encode_batch(&refs, matcher, forbidden)
@@ -193,7 +193,7 @@ impl PyModel {
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
-        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+        let refs = borrowed(&texts);
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let (flat, offsets) = on_threads(py, num_threads, || {
             self.inner.encode_batch_flat(&refs, matcher, forbidden)
@@ -354,6 +354,11 @@ fn with_scratch<T>(f: impl FnOnce(&mut Vec<u32>) -> T) -> T {
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs
 /// about as much as encoding a short line, and other threads gain nothing in that time.
 const DETACH_MIN_BYTES: usize = 2048;
+
+/// A batch's texts as `&str`, borrowed from the Python strings (no copy of any text).
+pub(super) fn borrowed(texts: &[PyBackedStr]) -> Vec<&str> {
+    texts.iter().map(|t| &**t).collect()
+}
 
 /// Runs `work` on `text` without the GIL when the text is long enough to be worth it.
 pub(super) fn detached_if_long<T: Send>(

@@ -146,7 +146,6 @@ fn check_special_ids(
     Ok(())
 }
 
-/// Lines as `bytes.splitlines` gives them (ends: `\n`, `\r`, `\r\n`), numbered from 1.
 /// The indices of `tokens`, equal tokens side by side in file order. They are sorted by
 /// (hash, index), a sort of plain integer pairs; different tokens with one hash (a rare run
 /// of three or more) could keep equal ones apart, so such runs are ordered by their bytes.
@@ -170,6 +169,7 @@ fn side_by_side(tokens: &[Vec<u8>], hash: impl Fn(&[u8]) -> u64) -> Vec<u32> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
+/// Lines as `bytes.splitlines` gives them (ends: `\n`, `\r`, `\r\n`), numbered from 1.
 fn lines(data: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     let mut rest = data;
     let mut lineno = 0u64;
