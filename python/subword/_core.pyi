@@ -2,7 +2,7 @@
 # does nothing else; the public API is the Python package around it. Options dicts are
 # parsed in one place, src/bindings/options.rs: keys as in `subword.config`.
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,32 @@ class Specials:
     def __init__(self, tokens: list[tuple[str, int]]) -> None: ...
     def tokens(self) -> list[str]: ...
     def refuse_in(self, text: str) -> None: ...
+
+class TokenizerBase:
+    """The base of `subword.Tokenizer`: its common encode calls go straight to the core."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def _direct(
+        self, model: Model, matcher: Specials | None, forbidden: Specials | None
+    ) -> None: ...
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: str | Collection[str] | None = None,
+        disallowed_special: str | Collection[str] | None = None,
+        dropout: float | None = None,
+        seed: int | None = None,
+        max_tokens: int | None = None,
+    ) -> list[int]: ...
+    def encode_ordinary(self, text: str) -> list[int]: ...
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: str | Collection[str] | None = None,
+        disallowed_special: str | Collection[str] | None = None,
+    ) -> npt.NDArray[np.uint32]: ...
 
 class Model:
     """A built tokenizer: vocabulary, merges, special tokens and options (kind,

@@ -1,6 +1,7 @@
 """`Tokenizer`: a built model with its configuration. Encoding and decoding run in the Rust
 core; this class holds the plain data (`ModelSpec`), checks arguments, and applies
-tiktoken's special-token rules."""
+tiktoken's special-token rules. Its base, `_core.TokenizerBase`, takes the common encode
+call to the core without running Python code."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def _split_specials(text: str, tokens: list[str]) -> list[str]:
     return [part for part in re.split(f"({pattern})", text) if part]
 
 
-class Tokenizer:
+class Tokenizer(_core.TokenizerBase):
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
     def __init__(self, spec: ModelSpec, training: dict | None = None) -> None:
@@ -162,6 +163,8 @@ class Tokenizer:
             self._normalizer = _core.Normalizer(config.normalization, config.lowercase)
         self._special_plans: dict[tuple[SpecialSet, SpecialSet], _SpecialPlan] = {}
         self._default_plan = self._make_special_plan(_NO_SPECIALS, "all")
+        if self._plain:
+            self._direct(core, *self._default_plan)
         _core.prepare_numpy()
 
     @property
@@ -299,49 +302,29 @@ class Tokenizer:
         specials = self._special_tokens
         return _core.Specials([(t, specials.get(t, 0)) for t in sorted(tokens)])
 
-    def encode(
+    # `encode`, `encode_ordinary` and `encode_to_numpy` are `_core.TokenizerBase`'s: the
+    # common call goes straight to the core (a Python method in between cost as much as
+    # encoding a short line); every other call comes to the three methods below. A missing
+    # argument arrives as None.
+    def _encode(
         self,
         text: str,
-        *,
-        allowed_special: SpecialSet = _NO_SPECIALS,
-        disallowed_special: SpecialSet = "all",
-        dropout: float | None = None,
-        seed: int = 0,
-        max_tokens: int | None = None,
+        allowed_special: SpecialSet | None,
+        disallowed_special: SpecialSet | None,
+        dropout: float | None,
+        seed: int | None,
+        max_tokens: int | None,
     ) -> list[int]:
-        """Token ids of `text`. Special tokens follow tiktoken's rules: those in
-        `allowed_special` are encoded as themselves; finding one of `disallowed_special`
-        (by default every special token not allowed) raises InvalidInputError.
-
-        dropout: BPE-dropout — each merge is skipped with this probability when its turn
-        comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
-        symbols. max_tokens: at most this many ids, the first ones (`encode(text)[:N]`)."""
-        if self._plain and dropout is None and max_tokens is None:
-            # The common call, first: its Python costs as much as encoding a short line.
-            # Emptiness before `== "all"`: comparing a tuple with a str costs more.
-            if allowed_special is _NO_SPECIALS and not disallowed_special:
-                matcher = forbidden = None  # disallowed_special=(): all text is ordinary
-            elif allowed_special is _NO_SPECIALS and disallowed_special == "all":
-                matcher, forbidden = self._default_plan
-            else:
-                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-            try:
-                return self._core.encode(text, matcher, forbidden)
-            except UnicodeEncodeError:  # lone surrogates: as tiktoken
-                return self._core.encode(without_surrogates(text), matcher, forbidden)
+        allowed = _NO_SPECIALS if allowed_special is None else allowed_special
+        disallowed = "all" if disallowed_special is None else disallowed_special
+        seed = 0 if seed is None else seed
         if max_tokens is not None:
             from subword.offsets import check_max_tokens
 
             limit = check_max_tokens(max_tokens)
-            ids = self.encode(
-                text,
-                allowed_special=allowed_special,
-                disallowed_special=disallowed_special,
-                dropout=dropout,
-                seed=seed,
-            )
+            ids = self._encode(text, allowed, disallowed, dropout, seed, None)
             return ids[:limit]
-        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+        matcher, forbidden = self._special_plan(allowed, disallowed)
         if self._clean is not None or self._python_pre_tokenizer is not None or dropout:
             text = utf8_safe(self._clean(text) if self._clean is not None else text)
         if self._python_pre_tokenizer is not None:
@@ -358,10 +341,12 @@ class Tokenizer:
                     f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}"
                 )
             return self._core.encode(text, matcher, forbidden, float(dropout), seed)
-        return self._core.encode(text, matcher, forbidden)
+        try:
+            return self._core.encode(text, matcher, forbidden)
+        except UnicodeEncodeError:  # lone surrogates: as tiktoken
+            return self._core.encode(without_surrogates(text), matcher, forbidden)
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Token ids of `text`, with special tokens treated as ordinary text."""
+    def _encode_ordinary(self, text: str) -> list[int]:
         if self._clean is not None:
             text = self._clean(text)
         if self._python_pre_tokenizer is not None:
@@ -432,37 +417,22 @@ class Tokenizer:
             texts = [utf8_safe(t) for t in texts]
             return self._core.encode_batch(texts, matcher, forbidden, num_threads)
 
-    def encode_to_numpy(
+    def _encode_to_numpy(
         self,
         text: str,
-        *,
-        allowed_special: SpecialSet = _NO_SPECIALS,
-        disallowed_special: SpecialSet = "all",
-    ):
-        """`encode` as a NumPy `uint32` array (no Python list is built)."""
-        if self._plain:
-            # The common call first, as in `encode`.
-            # Emptiness before `== "all"`: comparing a tuple with a str costs more.
-            if allowed_special is _NO_SPECIALS and not disallowed_special:
-                matcher = forbidden = None  # disallowed_special=(): all text is ordinary
-            elif allowed_special is _NO_SPECIALS and disallowed_special == "all":
-                matcher, forbidden = self._default_plan
-            else:
-                matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
-            try:
-                return self._core.encode_to_numpy(text, matcher, forbidden)
-            except UnicodeEncodeError:  # lone surrogates: as tiktoken
-                return self._core.encode_to_numpy(without_surrogates(text), matcher, forbidden)
+        allowed_special: SpecialSet | None,
+        disallowed_special: SpecialSet | None,
+    ) -> Any:
+        allowed = _NO_SPECIALS if allowed_special is None else allowed_special
+        disallowed = "all" if disallowed_special is None else disallowed_special
         if self._python_pre_tokenizer is not None:
             import numpy as np
 
-            ids = self.encode(
-                text, allowed_special=allowed_special, disallowed_special=disallowed_special
-            )
+            ids = self._encode(text, allowed, disallowed, None, None, None)
             return np.asarray(ids, dtype=np.uint32)
         if self._clean is not None:
             text = self._clean(text)
-        matcher, forbidden = self._special_plan(allowed_special, disallowed_special)
+        matcher, forbidden = self._special_plan(allowed, disallowed)
         try:
             return self._core.encode_to_numpy(text, matcher, forbidden)
         except UnicodeEncodeError:  # lone surrogates: as tiktoken

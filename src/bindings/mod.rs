@@ -4,8 +4,8 @@
 //!
 //! - `_core.Normalizer` (`normalizer`), `_core.WordCounter` (`counter`), `_core.train`
 //!   (`train`), `_core.Specials` (`specials`), `_core.Model` and `recover_merge_cuts`
-//!   (`model`), `_core.compress`/`decompress` (`compress`), the subword-nmt classes
-//!   (`nmt`);
+//!   (`model`), `_core.TokenizerBase`, the base of Python's `Tokenizer` (`tokenizer`),
+//!   `_core.compress`/`decompress` (`compress`), the subword-nmt classes (`nmt`);
 //! - `_core._testing`: hooks used only by tests (`testing`);
 //! - `parallel` (`pool`): how work that may use the rayon pool runs, also in forked processes.
 
@@ -21,6 +21,7 @@ mod pool;
 mod progress;
 mod specials;
 mod testing;
+mod tokenizer;
 mod train;
 
 use pyo3::prelude::*;
@@ -37,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WordCounter>()?;
     m.add_class::<specials::Specials>()?;
     m.add_class::<model::PyModel>()?;
+    m.add_class::<tokenizer::TokenizerBase>()?;
     m.add_function(wrap_pyfunction!(train::train, m)?)?;
     m.add_function(wrap_pyfunction!(model::recover_merge_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(model::read_tiktoken_ranks, m)?)?;

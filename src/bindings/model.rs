@@ -90,7 +90,7 @@ impl PyModel {
     /// Ids of `text`: `specials` are encoded as themselves, and finding one of `forbidden`
     /// is an error (tiktoken's allowed and disallowed special tokens).
     #[pyo3(signature = (text, specials=None, forbidden=None, dropout=None, seed=0))]
-    fn encode<'py>(
+    pub(super) fn encode<'py>(
         &self,
         py: Python<'py>,
         text: &str,
@@ -129,7 +129,7 @@ impl PyModel {
     /// `encode` as a NumPy uint32 array that owns the ids (no copy); a short text's ids
     /// are copied into a plain array instead, which costs less than the owner object.
     #[pyo3(signature = (text, specials=None, forbidden=None))]
-    fn encode_to_numpy<'py>(
+    pub(super) fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
         text: &str,

@@ -1,0 +1,192 @@
+//! `_core.TokenizerBase`: the base class of Python's `Tokenizer`. Its `encode`,
+//! `encode_ordinary` and `encode_to_numpy` take the common call (a str, tiktoken's default
+//! special-token arguments or `disallowed_special=()`, a model the core encodes alone)
+//! straight to `_core.Model`; every other call goes to the Python methods `_encode`,
+//! `_encode_ordinary` and `_encode_to_numpy`, which hold the rules.
+
+use std::sync::OnceLock;
+
+use numpy::PyArray1;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use super::errors::invalid_input;
+use super::model::PyModel;
+use super::specials::Specials;
+
+/// What the common call needs, set once by `_direct` when the model is built.
+struct Direct {
+    model: Py<PyModel>,
+    /// The default plan: special tokens encoded as themselves, and those refused.
+    matcher: Option<Py<Specials>>,
+    forbidden: Option<Py<Specials>>,
+}
+
+type Plan<'a> = (&'a PyModel, Option<&'a Specials>, Option<&'a Specials>);
+
+#[pyclass(module = "subword._core", subclass, frozen, name = "TokenizerBase")]
+pub(super) struct TokenizerBase {
+    direct: OnceLock<Direct>,
+}
+
+impl TokenizerBase {
+    /// The model and special-token plan when the core alone can take a call with these
+    /// arguments (`None`: not given); `None` sends the call to the Python method.
+    fn plan<'a>(
+        &'a self,
+        allowed: Option<&Bound<'_, PyAny>>,
+        disallowed: Option<&Bound<'_, PyAny>>,
+    ) -> Option<Plan<'a>> {
+        let direct = self.direct.get()?;
+        let model = direct.model.get();
+        // An empty `allowed_special` is the default; a set that cannot say whether it is
+        // empty is left to Python, which reports it.
+        if allowed.is_some_and(|a| !matches!(a.is_truthy(), Ok(false))) {
+            return None;
+        }
+        let default = (
+            model,
+            direct.matcher.as_ref().map(Py::get),
+            direct.forbidden.as_ref().map(Py::get),
+        );
+        match disallowed {
+            None => Some(default),
+            Some(d) => match d.is_truthy() {
+                Ok(false) => Some((model, None, None)), // disallowed_special=(): all ordinary text
+                Ok(true) if is_all(d) => Some(default),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Whether `value` is the string "all" (a literal "all" in Python code is the interned
+/// string, found by identity).
+fn is_all(value: &Bound<'_, PyAny>) -> bool {
+    value.is(intern!(value.py(), "all"))
+        || value
+            .cast::<PyString>()
+            .is_ok_and(|s| s.to_str().is_ok_and(|s| s == "all"))
+}
+
+/// `text` as UTF-8 when it is a str that has it (a lone surrogate has none: Python's
+/// method replaces it, as tiktoken does).
+fn utf8<'a>(text: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    text.cast::<PyString>().ok()?.to_str().ok()
+}
+
+#[pymethods]
+impl TokenizerBase {
+    /// Python's `Tokenizer.__init__` takes the arguments; they pass through here unused.
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Self {
+        TokenizerBase {
+            direct: OnceLock::new(),
+        }
+    }
+
+    /// Sends the common calls straight to `model`, with `matcher` and `forbidden` as the
+    /// default special-token plan. Set once, when the model is built.
+    fn _direct(
+        &self,
+        model: Py<PyModel>,
+        matcher: Option<Py<Specials>>,
+        forbidden: Option<Py<Specials>>,
+    ) -> PyResult<()> {
+        self.direct
+            .set(Direct {
+                model,
+                matcher,
+                forbidden,
+            })
+            .map_err(|_| invalid_input("this tokenizer's model is already set"))
+    }
+
+    /// Token ids of `text`. Special tokens follow tiktoken's rules: those in
+    /// `allowed_special` are encoded as themselves; finding one of `disallowed_special`
+    /// (by default every special token not allowed) raises InvalidInputError.
+    ///
+    /// dropout: BPE-dropout — each merge is skipped with this probability when its turn
+    /// comes; reproducible for a given `seed`. 0 gives plain encoding, 1 the initial
+    /// symbols. max_tokens: at most this many ids, the first ones (`encode(text)[:N]`).
+    #[pyo3(
+        signature = (text, *, allowed_special=None, disallowed_special=None, dropout=None, seed=None, max_tokens=None),
+        text_signature = "(self, text, *, allowed_special=(), disallowed_special='all', dropout=None, seed=0, max_tokens=None)"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn encode<'py>(
+        slf: &Bound<'py, Self>,
+        text: &Bound<'py, PyAny>,
+        allowed_special: Option<&Bound<'py, PyAny>>,
+        disallowed_special: Option<&Bound<'py, PyAny>>,
+        dropout: Option<&Bound<'py, PyAny>>,
+        seed: Option<&Bound<'py, PyAny>>,
+        max_tokens: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        if dropout.is_none() && max_tokens.is_none() {
+            if let (Some((model, matcher, forbidden)), Some(text)) = (
+                slf.get().plan(allowed_special, disallowed_special),
+                utf8(text),
+            ) {
+                return Ok(model
+                    .encode(py, text, matcher, forbidden, None, 0)?
+                    .into_any());
+            }
+        }
+        slf.call_method1(
+            intern!(py, "_encode"),
+            (
+                text,
+                allowed_special,
+                disallowed_special,
+                dropout,
+                seed,
+                max_tokens,
+            ),
+        )
+    }
+
+    /// Token ids of `text`, with special tokens treated as ordinary text.
+    #[pyo3(text_signature = "(self, text)")]
+    fn encode_ordinary<'py>(
+        slf: &Bound<'py, Self>,
+        text: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        if let (Some(direct), Some(text)) = (slf.get().direct.get(), utf8(text)) {
+            let ids: Bound<'py, PyList> =
+                direct.model.get().encode(py, text, None, None, None, 0)?;
+            return Ok(ids.into_any());
+        }
+        slf.call_method1(intern!(py, "_encode_ordinary"), (text,))
+    }
+
+    /// `encode` as a NumPy `uint32` array (no Python list is built).
+    #[pyo3(
+        signature = (text, *, allowed_special=None, disallowed_special=None),
+        text_signature = "(self, text, *, allowed_special=(), disallowed_special='all')"
+    )]
+    fn encode_to_numpy<'py>(
+        slf: &Bound<'py, Self>,
+        text: &Bound<'py, PyAny>,
+        allowed_special: Option<&Bound<'py, PyAny>>,
+        disallowed_special: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        if let (Some((model, matcher, forbidden)), Some(text)) = (
+            slf.get().plan(allowed_special, disallowed_special),
+            utf8(text),
+        ) {
+            let ids: Bound<'py, PyArray1<u32>> =
+                model.encode_to_numpy(py, text, matcher, forbidden)?;
+            return Ok(ids.into_any());
+        }
+        slf.call_method1(
+            intern!(py, "_encode_to_numpy"),
+            (text, allowed_special, disallowed_special),
+        )
+    }
+}

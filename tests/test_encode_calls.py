@@ -1,0 +1,135 @@
+"""`Tokenizer.encode`, `encode_ordinary` and `encode_to_numpy` take the common call straight
+to the core (`_core.TokenizerBase`) and every other call through Python (`_encode`,
+`_encode_ordinary`, `_encode_to_numpy`): both routes give the same ids and errors for every
+argument form tiktoken accepts."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import subword
+from subword.errors import InvalidInputError
+
+SPECIAL = "<|endoftext|>"
+TEXTS = ["low lower lowest", "newer wider", "the low end", "a new day"] * 5
+
+
+@pytest.fixture(scope="module")
+def byte_tok() -> subword.Tokenizer:
+    return subword.train(iter(TEXTS), kind="byte", num_merges=60, special_tokens=[SPECIAL])
+
+
+def _all() -> str:
+    return "".join(["al", "l"])  # "all", but not the interned literal
+
+
+# (allowed_special, disallowed_special) as keyword arguments; absent when None
+ARGUMENTS = [
+    {},
+    {"disallowed_special": ()},
+    {"disallowed_special": []},
+    {"disallowed_special": "all"},
+    {"disallowed_special": _all()},
+    {"allowed_special": frozenset()},
+    {"allowed_special": set(), "disallowed_special": ()},
+    {"allowed_special": None, "disallowed_special": None},
+    {"allowed_special": "all"},
+    {"allowed_special": {SPECIAL}},
+    {"allowed_special": [SPECIAL], "disallowed_special": ()},
+    {"disallowed_special": {SPECIAL}},
+]
+
+
+def _python_route(tok: subword.Tokenizer, text: str, kwargs: dict) -> list[int]:
+    return tok._encode(
+        text, kwargs.get("allowed_special"), kwargs.get("disallowed_special"), None, None, None
+    )
+
+
+@pytest.mark.parametrize("kwargs", ARGUMENTS, ids=repr)
+@pytest.mark.parametrize("text", ["low newer", f"low{SPECIAL}er", "", "x\ud800y"])
+def test_both_routes_agree(byte_tok, kwargs: dict, text: str) -> None:
+    try:
+        want = _python_route(byte_tok, text, kwargs)
+    except InvalidInputError as e:
+        with pytest.raises(InvalidInputError, match="endoftext"):
+            byte_tok.encode(text, **kwargs)
+        with pytest.raises(InvalidInputError, match="endoftext"):
+            byte_tok.encode_to_numpy(text, **kwargs)
+        assert "endoftext" in str(e)
+        return
+    assert byte_tok.encode(text, **kwargs) == want
+    assert byte_tok.encode_to_numpy(text, **kwargs).tolist() == want
+
+
+def test_the_default_refuses_special_tokens_and_empty_disallows_none(byte_tok) -> None:
+    text = f"low{SPECIAL}"
+    with pytest.raises(InvalidInputError, match="endoftext"):
+        byte_tok.encode(text)
+    with pytest.raises(InvalidInputError, match="endoftext"):
+        byte_tok.encode_to_numpy(text, disallowed_special=_all())
+    ordinary = byte_tok.encode(text, disallowed_special=())
+    assert byte_tok.special_tokens[SPECIAL] not in ordinary
+    assert byte_tok.encode_ordinary(text) == ordinary
+    assert byte_tok.encode(text, allowed_special="all")[-1] == byte_tok.special_tokens[SPECIAL]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from("lowe rnd<|>xt\u00e9\u4e00\ud800"), max_size=40))
+def test_any_text_same_ids_both_routes(byte_tok, text: str) -> None:
+    want = _python_route(byte_tok, text, {"disallowed_special": ()})
+    assert byte_tok.encode(text, disallowed_special=()) == want
+    assert byte_tok.encode_ordinary(text) == byte_tok._encode_ordinary(text) == want
+    assert byte_tok.encode_to_numpy(text, disallowed_special=()).tolist() == want
+
+
+def test_other_arguments_take_the_python_route(byte_tok) -> None:
+    text = "low lower newer"
+    ids = byte_tok.encode(text)
+    assert byte_tok.encode(text, max_tokens=2) == ids[:2]
+    assert byte_tok.encode(text, dropout=0.0) == ids
+    assert byte_tok.encode(text, dropout=1.0, seed=3) == list(text.encode())
+    with pytest.raises(InvalidInputError, match="dropout"):
+        byte_tok.encode(text, dropout=2.0)
+    with pytest.raises(InvalidInputError, match="seed"):
+        byte_tok.encode(text, dropout=0.5, seed=-1)
+    with pytest.raises(InvalidInputError, match="lacks"):
+        byte_tok.encode(text, allowed_special={"<nope>"})
+
+
+def test_models_encoded_partly_in_python_take_the_python_route() -> None:
+    # Lowercasing is cleaning done in Python: the common call may not skip it.
+    tok = subword.train(iter(TEXTS), num_merges=40, lowercase=True)
+    assert tok.encode("LOW Newer") == tok.encode("low newer")
+    assert tok.encode_to_numpy("LOW").tolist() == tok.encode("low")
+    assert tok.encode_ordinary("LOW") == tok.encode("low")
+
+
+def test_text_that_is_not_a_str_is_a_type_error(byte_tok) -> None:
+    for call in (byte_tok.encode, byte_tok.encode_ordinary, byte_tok.encode_to_numpy):
+        with pytest.raises(TypeError):
+            call(b"bytes")  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            call(None)  # type: ignore[arg-type]
+
+
+def test_signatures_show_tiktoken_defaults() -> None:
+    params = inspect.signature(subword.Tokenizer.encode).parameters
+    assert params["allowed_special"].default == ()
+    assert params["disallowed_special"].default == "all"
+    assert params["allowed_special"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert list(inspect.signature(subword.Tokenizer.encode_ordinary).parameters) == [
+        "self",
+        "text",
+    ]
+    doc = subword.Tokenizer.encode.__doc__ or ""
+    assert "allowed_special" in doc and "dropout" in doc
+
+
+def test_the_model_is_set_once(byte_tok) -> None:
+    with pytest.raises(InvalidInputError, match="already set"):
+        byte_tok._direct(byte_tok._core, None, None)
