@@ -133,3 +133,32 @@ def test_signatures_show_tiktoken_defaults() -> None:
 def test_the_model_is_set_once(byte_tok) -> None:
     with pytest.raises(InvalidInputError, match="already set"):
         byte_tok._direct(byte_tok._core, None, None)
+
+
+# A batch of at least 16 KiB on two or more threads makes its lists while the rest is encoded
+# (`lists_while_encoding` in src/bindings/model.rs); smaller ones, or one thread, after.
+BIG_BATCH = [f"{i} low lower newer {'wid' * (i % 7)}er\n" for i in range(4000)]
+
+
+@pytest.mark.parametrize("num_threads", [None, 1, 2, 3])
+def test_large_batches_give_each_texts_ids_in_order(byte_tok, num_threads) -> None:
+    assert sum(len(t.encode()) for t in BIG_BATCH) >= 1 << 16
+    want = [byte_tok.encode(t, disallowed_special=()) for t in BIG_BATCH]
+    got = byte_tok.encode_batch(BIG_BATCH, num_threads=num_threads, disallowed_special=())
+    assert got == want
+    assert byte_tok.encode_batch(BIG_BATCH[:5], num_threads=num_threads) == want[:5]
+
+
+@pytest.mark.parametrize("num_threads", [None, 2])
+def test_large_batches_name_the_first_text_with_a_forbidden_token(byte_tok, num_threads) -> None:
+    texts = list(BIG_BATCH)
+    # Runs far apart: the later one may well finish first.
+    texts[3901] = f"x {SPECIAL}"
+    texts[99] = f"y {SPECIAL}"
+    with pytest.raises(InvalidInputError, match="text 99 of the batch"):
+        byte_tok.encode_batch(texts, num_threads=num_threads)
+    texts[99] = "y"
+    with pytest.raises(InvalidInputError, match="text 3901 of the batch"):
+        byte_tok.encode_batch(texts, num_threads=num_threads)
+    got = byte_tok.encode_batch(texts, num_threads=num_threads, allowed_special="all")
+    assert got[3901][-1] == byte_tok.special_tokens[SPECIAL]

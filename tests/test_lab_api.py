@@ -270,6 +270,8 @@ def _start_lab(args: list[str]) -> tuple[subprocess.Popen, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A child that hangs can then be made to print every thread's stack (SIGABRT).
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     deadline = time.monotonic() + 60
     line = ""
@@ -291,7 +293,12 @@ def test_lab_command_serves_and_stops_on_ctrl_c(models: dict) -> None:
         status, answer = call(url, "/api/encode", {"text": "lowest"})
         assert status == 200 and answer["tokens"] == models["textbook"].tokenize("lowest")
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"subword lab did not stop within 30 s of SIGINT; its threads:\n{err}")
         assert proc.returncode == 0
         assert "stopped" in err and "Traceback" not in err
     finally:

@@ -9,9 +9,13 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 use super::errors::{invalid_input, to_py_err};
 use super::options::model_config;
 use super::parallel_on;
+use super::pool::{in_place_scope, install, pool_for, pool_threads};
 use super::specials::Specials;
 use crate::formats::{sentencepiece, tiktoken};
-use crate::pipeline::Tokenizer;
+use crate::pipeline::{SpecialMatcher, Tokenizer};
+use rayon::ThreadPool;
+use std::sync::mpsc::TryRecvError;
+use std::sync::Arc;
 
 /// A built tokenizer model: encode and decode.
 #[pyclass(module = "subword._core", frozen, name = "Model")]
@@ -169,9 +173,14 @@ impl PyModel {
     ) -> PyResult<Bound<'py, PyList>> {
         let refs = borrowed(&texts);
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
-        let batch = on_threads(py, num_threads, || {
-            self.inner.encode_batch(&refs, matcher, forbidden)
-        })?;
+        let pool = pool_for(num_threads)?;
+        let bytes: usize = refs.iter().map(|t| t.len()).sum();
+        if pool_threads(&pool) >= 2 && bytes >= OVERLAP_MIN_BYTES {
+            return self.lists_while_encoding(py, &refs, matcher, forbidden, &pool);
+        }
+        let batch = py
+            .detach(|| install(&pool, || self.inner.encode_batch(&refs, matcher, forbidden)))
+            .map_err(to_py_err)?;
         PyList::new(
             py,
             batch
@@ -289,6 +298,95 @@ impl PyModel {
         Ok(PyModel { inner: model, ints })
     }
 
+    /// A batch's lists, each made (holding the GIL) as soon as its run of texts is encoded,
+    /// while the pool's threads encode the rest: making lists is serial work, so it overlaps
+    /// the encoding rather than following it.
+    fn lists_while_encoding<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &[&str],
+        matcher: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        pool: &Option<Arc<ThreadPool>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        type Run = (usize, crate::error::Result<(Vec<u32>, Vec<u64>)>);
+        let n = texts.len();
+        // Short runs: the first lists can be made early, and the last run is short.
+        let run = n.div_ceil(32 * pool_threads(pool)).max(1);
+        let len = isize::try_from(n).map_err(|_| invalid_input("too many texts"))?;
+        // SAFETY: PyList_New returns a list of `len` empty slots or NULL with an error set.
+        // Every slot is filled below, once each, before the list is returned; a list dropped
+        // on an error with slots still empty is valid (empty slots are skipped).
+        let list = unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyList_New(len))? };
+        let (sender, mut receiver) = std::sync::mpsc::channel::<Run>();
+        let inner = &self.inner;
+        let mut failed: Option<(usize, crate::error::Error)> = None;
+        let mut filled = 0usize;
+        // This thread makes the lists; the pool encodes (`in_place_scope` waits for it).
+        in_place_scope(pool, |scope| -> PyResult<()> {
+            scope.spawn(move |_| {
+                inner.encode_batch_runs(texts, run, matcher, forbidden, |part, ids| {
+                    // The receiver outlives this scope: sending cannot fail.
+                    let _ = sender.send((part, ids));
+                })
+            });
+            loop {
+                let (part, result) = match receiver.try_recv() {
+                    Ok(message) => message,
+                    Err(TryRecvError::Disconnected) => return Ok(()),
+                    Err(TryRecvError::Empty) => {
+                        // Waiting without the GIL: other Python threads may run.
+                        let (back, message) = py.detach(move || {
+                            let message = receiver.recv();
+                            (receiver, message)
+                        });
+                        receiver = back;
+                        match message {
+                            Ok(message) => message,
+                            Err(_) => return Ok(()), // every run is done
+                        }
+                    }
+                };
+                match result {
+                    Ok((ids, ends)) => {
+                        let mut start = 0;
+                        for (k, &end) in ends.iter().enumerate() {
+                            let item = self.id_list(py, &ids[start..end as usize])?;
+                            start = end as usize;
+                            // SAFETY: `part * run + k` is a text's index, below `len`, and
+                            // each index is in exactly one run; SetItem steals `item`.
+                            if unsafe {
+                                pyo3::ffi::PyList_SetItem(
+                                    list.as_ptr(),
+                                    (part * run + k) as isize,
+                                    item.into_ptr(),
+                                )
+                            } != 0
+                            {
+                                return Err(PyErr::fetch(py));
+                            }
+                            filled += 1;
+                        }
+                    }
+                    // The earliest text's error, whichever run finished first.
+                    Err(e) => {
+                        if failed.as_ref().is_none_or(|(first, _)| part < *first) {
+                            failed = Some((part, e));
+                        }
+                    }
+                }
+            }
+        })?;
+        if let Some((_, e)) = failed {
+            return Err(to_py_err(e));
+        }
+        if filled != n {
+            return Err(invalid_input("a batch's runs went missing"));
+        }
+        // SAFETY: a list made by PyList_New.
+        Ok(unsafe { list.cast_into_unchecked() })
+    }
+
     /// `ids` as a Python list of ints, sharing the ints made when the model was built.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         // Every id has its int made once (`ints`), so a list is a new reference to each. Built
@@ -350,6 +448,10 @@ fn with_scratch<T>(f: impl FnOnce(&mut Vec<u32>) -> T) -> T {
         Err(_) => f(&mut Vec::new()),
     })
 }
+
+/// Batches smaller than this (in bytes) make their lists after encoding: overlapping the two
+/// costs more than it saves on a tiny batch.
+const OVERLAP_MIN_BYTES: usize = 1 << 14;
 
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs
 /// about as much as encoding a short line, and other threads gain nothing in that time.

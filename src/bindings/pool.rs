@@ -28,12 +28,52 @@ const SIZED_POOLS_KEPT: usize = 4;
 
 /// Runs `work` without the GIL on a pool whose threads exist in this process.
 pub(crate) fn parallel<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
-    let pid = std::process::id();
-    if *GLOBAL_POOL_PID.get_or_init(|| pid) == pid {
-        return Ok(py.detach(work));
+    parallel_on(py, None, work)
+}
+
+/// The pool that work on `threads` threads (rayon's global pool for `None`) runs on in
+/// this process: `None` stands for the global pool in the process that owns it.
+pub(crate) fn pool_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
+    match threads {
+        Some(n) => sized_pool(n).map(Some),
+        None => {
+            let pid = std::process::id();
+            if *GLOBAL_POOL_PID.get_or_init(|| pid) == pid {
+                Ok(None)
+            } else {
+                child_pool(pid).map(Some)
+            }
+        }
     }
-    let pool = child_pool(pid)?;
-    Ok(py.detach(|| pool.install(work)))
+}
+
+/// How many threads `pool` (from `pool_for`) has.
+pub(crate) fn pool_threads(pool: &Option<Arc<ThreadPool>>) -> usize {
+    pool.as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+}
+
+/// rayon's `in_place_scope` on `pool` (from `pool_for`): `op` runs in the calling thread,
+/// the work it spawns on the pool, and the call returns once that work is done.
+pub(crate) fn in_place_scope<'scope, R>(
+    pool: &Option<Arc<ThreadPool>>,
+    op: impl FnOnce(&rayon::Scope<'scope>) -> R,
+) -> R {
+    match pool {
+        Some(pool) => pool.in_place_scope(op),
+        None => rayon::in_place_scope(op),
+    }
+}
+
+/// Runs `work` on `pool` (from `pool_for`), in the calling thread.
+pub(crate) fn install<T: Send>(
+    pool: &Option<Arc<ThreadPool>>,
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
 }
 
 fn child_pool(pid: u32) -> PyResult<Arc<ThreadPool>> {
@@ -63,11 +103,8 @@ pub(crate) fn parallel_on<T: Send>(
     threads: Option<usize>,
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
-    let Some(n) = threads else {
-        return parallel(py, work);
-    };
-    let pool = sized_pool(n)?;
-    Ok(py.detach(|| pool.install(work)))
+    let pool = pool_for(threads)?;
+    Ok(py.detach(|| install(&pool, work)))
 }
 
 fn sized_pool(n: usize) -> PyResult<Arc<ThreadPool>> {

@@ -223,15 +223,7 @@ impl Tokenizer {
         let parts = texts
             .par_chunks(run)
             .enumerate()
-            .map(|(part, chunk)| {
-                let mut ids = Vec::new();
-                let mut ends = Vec::with_capacity(chunk.len());
-                for (k, text) in chunk.iter().enumerate() {
-                    self.encode_in_batch(part * run + k, text, specials, forbidden, &mut ids)?;
-                    ends.push(ids.len() as u64);
-                }
-                Ok((ids, ends))
-            })
+            .map(|(part, chunk)| self.encode_run(part * run, chunk, specials, forbidden))
             .collect::<Result<Vec<_>>>()?;
         let mut flat = Vec::with_capacity(parts.iter().map(|(ids, _)| ids.len()).sum());
         let mut offsets = Vec::with_capacity(texts.len() + 1);
@@ -242,6 +234,44 @@ impl Tokenizer {
             flat.extend_from_slice(ids);
         }
         Ok((flat, offsets))
+    }
+
+    /// The batch in runs of `run` texts on the rayon pool, each run handed to `done` as
+    /// soon as it is encoded, in any order: (its number, its ids and where each text's ids
+    /// end). The caller can use finished runs while the others are encoded.
+    pub fn encode_batch_runs(
+        &self,
+        texts: &[&str],
+        run: usize,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        done: impl Fn(usize, Result<(Vec<u32>, Vec<u64>)>) + Sync,
+    ) {
+        use rayon::prelude::*;
+        let run = run.max(1);
+        texts.par_chunks(run).enumerate().for_each(|(part, chunk)| {
+            done(
+                part,
+                self.encode_run(part * run, chunk, specials, forbidden),
+            );
+        });
+    }
+
+    /// Texts `first..` of a batch into one buffer of ids, with where each text's ids end.
+    fn encode_run(
+        &self,
+        first: usize,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        let mut ids = Vec::new();
+        let mut ends = Vec::with_capacity(texts.len());
+        for (k, text) in texts.iter().enumerate() {
+            self.encode_in_batch(first + k, text, specials, forbidden, &mut ids)?;
+            ends.push(ids.len() as u64);
+        }
+        Ok((ids, ends))
     }
 }
 
