@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -263,10 +263,18 @@ def test_static_page_is_served(base_url: str) -> None:
         assert b"https://" not in body and b"http://" not in body.replace(b"http://www.w3.org", b"")
 
 
-def _start_lab(args: list[str]) -> tuple[subprocess.Popen, str]:
+def _ignore_and_block_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _start_lab(
+    args: list[str], preexec_fn: Callable[[], None] | None = None
+) -> tuple[subprocess.Popen, str]:
     """`subword lab` in a child process; returns it and the URL it printed."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "subword", "lab", "--no-browser", "--port", "0", *args],
+        preexec_fn=preexec_fn,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -287,8 +295,11 @@ def _start_lab(args: list[str]) -> tuple[subprocess.Popen, str]:
     return proc, found.group(0)
 
 
-def test_lab_command_serves_and_stops_on_ctrl_c(models: dict) -> None:
-    proc, url = _start_lab([str(models["paths"]["textbook"])])
+@pytest.mark.parametrize("inherited", ["default", "ignored and blocked"])
+def test_lab_command_serves_and_stops_on_ctrl_c(models: dict, inherited: str) -> None:
+    # A child inherits an ignored or blocked SIGINT; the lab takes it back.
+    setup = _ignore_and_block_sigint if inherited != "default" else None
+    proc, url = _start_lab([str(models["paths"]["textbook"])], setup)
     try:
         status, answer = call(url, "/api/encode", {"text": "lowest"})
         assert status == 200 and answer["tokens"] == models["textbook"].tokenize("lowest")

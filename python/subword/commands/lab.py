@@ -5,6 +5,7 @@ vocabulary health as one static HTML file. Both run offline."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from subword.errors import UsageError
@@ -83,6 +84,11 @@ def run_lab(args: argparse.Namespace) -> int:
         import webbrowser
 
         webbrowser.open(url)
+    # A child inherits an ignored or blocked SIGINT (from a test runner, a background job);
+    # Ctrl-C is how the lab stops, so it takes SIGINT back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         server.serve_forever()
     except KeyboardInterrupt:
