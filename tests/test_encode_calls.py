@@ -1,11 +1,13 @@
 """`Tokenizer.encode`, `encode_ordinary` and `encode_to_numpy` take the common call straight
 to the core (`_core.TokenizerBase`) and every other call through Python (`_encode`,
 `_encode_ordinary`, `_encode_to_numpy`): both routes give the same ids and errors for every
-argument form tiktoken accepts."""
+argument form tiktoken accepts. Lists of ids hold one reference per id."""
 
 from __future__ import annotations
 
 import inspect
+import platform
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -162,3 +164,49 @@ def test_large_batches_name_the_first_text_with_a_forbidden_token(byte_tok, num_
         byte_tok.encode_batch(texts, num_threads=num_threads)
     got = byte_tok.encode_batch(texts, num_threads=num_threads, allowed_special="all")
     assert got[3901][-1] == byte_tok.special_tokens[SPECIAL]
+
+
+# Lists of ids are filled by writing their slots on CPython (src/bindings/lists.rs): each
+# slot must hold exactly one new reference, or ints would leak or be freed under the list.
+
+
+def test_lists_are_written_directly_on_cpython() -> None:
+    from subword._core import _testing
+
+    release_build = not hasattr(sys, "gettotalrefcount")
+    expected = platform.python_implementation() == "CPython" and release_build
+    assert _testing.lists_written_directly() is expected
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda tok, texts: [tok.encode(t) for t in texts],
+        lambda tok, texts: [tok.encode_ordinary(t) for t in texts],
+        lambda tok, texts: [tok.encode(t, allowed_special="all") for t in texts],
+        lambda tok, texts: tok.encode_batch(texts, num_threads=1),
+        lambda tok, texts: tok.encode_batch(texts, num_threads=2),
+        lambda tok, texts: tok.encode_batch(texts * 300, num_threads=2),  # made while encoding
+    ],
+    ids=["encode", "encode_ordinary", "python route", "batch 1", "batch 2", "big batch 2"],
+)
+def test_each_id_in_a_list_holds_one_reference(byte_tok, encode) -> None:
+    texts = ["low lower lowest " * 7, "newer wider lower", "a new day " * 3]
+    lists = encode(byte_tok, texts)
+    merged = [i for ids in lists for i in ids if i > 256]  # not CPython's shared small ints
+    assert merged, "the texts should use merged tokens"
+    counted = {i: merged.count(i) for i in set(merged)}
+    # The int objects, taken from a list that stays alive through the test.
+    objects = {ids[k]: ids for ids in lists for k in range(len(ids)) if ids[k] in counted}
+    keep = [next(x for x in ids if x == i) for i, ids in objects.items()]
+    want = [counted[x] for x in keep]
+
+    def counts() -> list[int]:
+        return [sys.getrefcount(x) for x in keep]
+
+    before = counts()
+    more = encode(byte_tok, texts)
+    assert more == lists
+    assert [now - was for now, was in zip(counts(), before, strict=True)] == want
+    del more
+    assert counts() == before

@@ -210,5 +210,6 @@ class _TestingModule:
     def pretokenize_first_difference(
         self, pre_tokenizer: str, texts: list[str]
     ) -> tuple[int, int] | None: ...
+    def lists_written_directly(self) -> bool: ...
 
 _testing: _TestingModule

@@ -382,7 +382,11 @@ class Tokenizer(_core.TokenizerBase):
         """A batch's texts (cleaned) and special-token plan; checks `num_threads`."""
         if num_threads is not None and num_threads < 1:
             raise InvalidInputError(f"num_threads must be >= 1, got {num_threads}")
-        texts = [self._clean(t) for t in texts] if self._clean is not None else list(texts)
+        if self._clean is not None:
+            texts = [self._clean(t) for t in texts]
+        elif type(texts) is not list:
+            # The core borrows each str (holding a reference), so a list needs no copy.
+            texts = list(texts)
         if self._python_pre_tokenizer is not None:
             texts = [utf8_safe(t) for t in texts]
         return (texts, *self._special_plan(allowed, disallowed))

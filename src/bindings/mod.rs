@@ -6,6 +6,7 @@
 //!   (`train`), `_core.Specials` (`specials`), `_core.Model` and `recover_merge_cuts`
 //!   (`model`), `_core.TokenizerBase`, the base of Python's `Tokenizer` (`tokenizer`),
 //!   `_core.compress`/`decompress` (`compress`), the subword-nmt classes (`nmt`);
+//! - lists of ids made for Python (`lists`);
 //! - `_core._testing`: hooks used only by tests (`testing`);
 //! - `parallel` (`pool`): how work that may use the rayon pool runs, also in forked processes.
 
@@ -13,6 +14,7 @@ mod calls;
 mod compress;
 mod counter;
 mod errors;
+mod lists;
 mod model;
 mod nmt;
 mod normalizer;

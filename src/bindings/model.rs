@@ -7,6 +7,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 
 use super::errors::{invalid_input, to_py_err};
+use super::lists::{self, new_list};
 use super::options::model_config;
 use super::parallel_on;
 use super::pool::{in_place_scope, install, pool_for, pool_threads};
@@ -178,16 +179,17 @@ impl PyModel {
         if pool_threads(&pool) >= 2 && bytes >= OVERLAP_MIN_BYTES {
             return self.lists_while_encoding(py, &refs, matcher, forbidden, &pool);
         }
-        let batch = py
-            .detach(|| install(&pool, || self.inner.encode_batch(&refs, matcher, forbidden)))
+        let (ids, offsets) = py
+            .detach(|| {
+                install(&pool, || {
+                    self.inner.encode_batch_flat(&refs, matcher, forbidden)
+                })
+            })
             .map_err(to_py_err)?;
-        PyList::new(
-            py,
-            batch
-                .iter()
-                .map(|ids| self.id_list(py, ids))
-                .collect::<PyResult<Vec<_>>>()?,
-        )
+        let list = new_list(py, refs.len())?;
+        self.set_lists(py, &list, 0, &ids, &offsets[1..])?;
+        // SAFETY: a list made by PyList_New, every slot filled by `set_lists`.
+        Ok(unsafe { list.cast_into_unchecked() })
     }
 
     /// A batch as one flat uint32 array of ids and a uint64 array of offsets (one more
@@ -313,11 +315,7 @@ impl PyModel {
         let n = texts.len();
         // Short runs: the first lists can be made early, and the last run is short.
         let run = n.div_ceil(32 * pool_threads(pool)).max(1);
-        let len = isize::try_from(n).map_err(|_| invalid_input("too many texts"))?;
-        // SAFETY: PyList_New returns a list of `len` empty slots or NULL with an error set.
-        // Every slot is filled below, once each, before the list is returned; a list dropped
-        // on an error with slots still empty is valid (empty slots are skipped).
-        let list = unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyList_New(len))? };
+        let list = new_list(py, n)?;
         let (sender, mut receiver) = std::sync::mpsc::channel::<Run>();
         let inner = &self.inner;
         let mut failed: Option<(usize, crate::error::Error)> = None;
@@ -348,25 +346,10 @@ impl PyModel {
                     }
                 };
                 match result {
+                    // Each text is in exactly one run.
                     Ok((ids, ends)) => {
-                        let mut start = 0;
-                        for (k, &end) in ends.iter().enumerate() {
-                            let item = self.id_list(py, &ids[start..end as usize])?;
-                            start = end as usize;
-                            // SAFETY: `part * run + k` is a text's index, below `len`, and
-                            // each index is in exactly one run; SetItem steals `item`.
-                            if unsafe {
-                                pyo3::ffi::PyList_SetItem(
-                                    list.as_ptr(),
-                                    (part * run + k) as isize,
-                                    item.into_ptr(),
-                                )
-                            } != 0
-                            {
-                                return Err(PyErr::fetch(py));
-                            }
-                            filled += 1;
-                        }
+                        self.set_lists(py, &list, part * run, &ids, &ends)?;
+                        filled += ends.len();
                     }
                     // The earliest text's error, whichever run finished first.
                     Err(e) => {
@@ -387,30 +370,36 @@ impl PyModel {
         Ok(unsafe { list.cast_into_unchecked() })
     }
 
+    /// Puts the lists of texts `first..` into `list`'s slots `first..`: text k's ids are
+    /// `ids[ends[k - 1]..ends[k]]` (from 0 for the first).
+    fn set_lists(
+        &self,
+        py: Python<'_>,
+        list: &Bound<'_, PyAny>,
+        first: usize,
+        ids: &[u32],
+        ends: &[u64],
+    ) -> PyResult<()> {
+        let mut start = 0;
+        for (k, &end) in ends.iter().enumerate() {
+            let item = self.id_list(py, &ids[start..end as usize])?;
+            start = end as usize;
+            // SAFETY: the caller's list has a slot for every text, `first + k` is a text's
+            // index and each is set once; SetItem steals `item`.
+            if unsafe {
+                pyo3::ffi::PyList_SetItem(list.as_ptr(), (first + k) as isize, item.into_ptr())
+            } != 0
+            {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(())
+    }
+
     /// `ids` as a Python list of ints, sharing the ints made when the model was built.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        // Every id has its int made once (`ints`), so a list is a new reference to each. Built
-        // through the C API: PyO3's iterator path costs several times more per item, which
-        // was most of the time of a list result.
-        let len = isize::try_from(ids.len())
-            .map_err(|_| invalid_input("too many ids for one Python list"))?;
-        // SAFETY: PyList_New returns a new list of `len` empty slots (or NULL with an error
-        // set, turned into PyErr by `from_owned_ptr_or_err`). Each slot is then filled once,
-        // at an index below `len`, with a new strong reference: PyList_SetItem steals it.
-        unsafe {
-            let list = pyo3::ffi::PyList_New(len);
-            let list = Bound::from_owned_ptr_or_err(py, list)?;
-            for (i, &id) in ids.iter().enumerate() {
-                let item = match self.ints.get(id as usize) {
-                    Some(int) => int.clone_ref(py).into_ptr(),
-                    None => id.into_pyobject(py)?.into_ptr(),
-                };
-                if pyo3::ffi::PyList_SetItem(list.as_ptr(), i as isize, item) != 0 {
-                    return Err(PyErr::fetch(py));
-                }
-            }
-            Ok(list.cast_into_unchecked())
-        }
+        // SAFETY: `id_list` returns a list.
+        lists::id_list(py, &self.ints, ids).map(|list| unsafe { list.cast_into_unchecked() })
     }
 }
 

@@ -1,5 +1,5 @@
 //! `_core._testing`: hooks for the tests and benchmarks only (the fast pre-tokenizers
-//! against fancy-regex). Not part of the library's interface.
+//! against fancy-regex, how lists of ids are filled). Not part of the library's interface.
 
 use pyo3::prelude::*;
 
@@ -39,11 +39,19 @@ fn pretokenize_first_difference(
 }
 
 /// The submodule, also registered as `subword._core._testing` so that it can be imported.
+/// Whether lists of ids are filled by writing their slots (`lists`), not item by item
+/// through the C API.
+#[pyfunction]
+fn lists_written_directly(py: Python<'_>) -> bool {
+    super::lists::direct(py)
+}
+
 pub(super) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = parent.py();
     let m = PyModule::new(py, "_testing")?;
     m.add_function(wrap_pyfunction!(pretokenize, &m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_first_difference, &m)?)?;
+    m.add_function(wrap_pyfunction!(lists_written_directly, &m)?)?;
     let fast_patterns = pyo3::types::PyDict::new(py);
     for fast in FastPattern::ALL {
         fast_patterns.set_item(fast.name(), fast.regex())?;

@@ -27,21 +27,33 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         out: &mut Vec<u32>,
     ) -> Result<()> {
+        let mut cache = PieceCache::take(self.cache_owner);
+        let result = self.encode_with_cache(text, specials, out, &mut cache);
+        cache.give_back();
+        result
+    }
+
+    /// `encode_into` with this thread's cache already taken: a run of a batch takes it
+    /// once for all its texts.
+    fn encode_with_cache(
+        &self,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache,
+    ) -> Result<()> {
         let normalized = self.config.normalizer.normalize(text);
         out.reserve(normalized.len() / 4);
-        let mut cache = PieceCache::take(self.cache_owner);
-        let result = match specials {
-            None => self.encode_ordinary_into(&normalized, out, &mut cache),
+        match specials {
+            None => self.encode_ordinary_into(&normalized, out, cache),
             Some(matcher) => matcher.for_each_part(&normalized, |part| match part {
-                Part::Ordinary(text) => self.encode_ordinary_into(text, out, &mut cache),
+                Part::Ordinary(text) => self.encode_ordinary_into(text, out, cache),
                 Part::Special(id) => {
                     out.push(id);
                     Ok(())
                 }
             }),
-        };
-        cache.give_back();
-        result
+        }
     }
 
     /// Encodes already-normalized text with no special tokens.
@@ -214,24 +226,52 @@ impl Tokenizer {
         forbidden: Option<&SpecialMatcher>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
         use rayon::prelude::*;
-        // Runs of texts, each encoded into one buffer: no vector per text, and the runs are
-        // joined once. Several runs a thread keep the threads evenly loaded.
-        let run = texts
-            .len()
-            .div_ceil(8 * rayon::current_num_threads())
-            .max(1);
+        let threads = rayon::current_num_threads();
+        if threads <= 1 {
+            // One run straight into the result: nothing to join.
+            let mut offsets = Vec::with_capacity(texts.len() + 1);
+            offsets.push(0);
+            let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets)?;
+            return Ok((ids, offsets));
+        }
+        // Runs of texts, each encoded into one buffer: no vector per text. Several runs a
+        // thread keep the threads evenly loaded.
+        let run = texts.len().div_ceil(8 * threads).max(1);
         let parts = texts
             .par_chunks(run)
             .enumerate()
             .map(|(part, chunk)| self.encode_run(part * run, chunk, specials, forbidden))
             .collect::<Result<Vec<_>>>()?;
-        let mut flat = Vec::with_capacity(parts.iter().map(|(ids, _)| ids.len()).sum());
-        let mut offsets = Vec::with_capacity(texts.len() + 1);
-        offsets.push(0);
+        // The runs are joined on the pool too: copying tens of megabytes of ids into fresh
+        // pages is a few percent of a batch, serial if done here.
+        let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
+        let mut offsets = vec![0u64; texts.len() + 1];
+        let mut slots = Vec::with_capacity(parts.len());
+        let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
+        let mut base = 0u64;
         for (ids, ends) in &parts {
-            let base = flat.len() as u64;
-            offsets.extend(ends.iter().map(|end| base + end));
-            flat.extend_from_slice(ids);
+            let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
+            let (ends_slot, ends_rest) = ends_left.split_at_mut(ends.len());
+            slots.push((ids_slot, ends_slot, base, ids, ends));
+            (ids_left, ends_left) = (ids_rest, ends_rest);
+            base += ids.len() as u64;
+        }
+        let join = |(ids_slot, ends_slot, base, ids, ends): (
+            &mut [u32],
+            &mut [u64],
+            u64,
+            &Vec<u32>,
+            &Vec<u64>,
+        )| {
+            ids_slot.copy_from_slice(ids);
+            for (slot, end) in ends_slot.iter_mut().zip(ends) {
+                *slot = base + end;
+            }
+        };
+        if base >= PARALLEL_JOIN_MIN_IDS {
+            slots.into_par_iter().for_each(join);
+        } else {
+            slots.into_iter().for_each(join);
         }
         Ok((flat, offsets))
     }
@@ -265,13 +305,33 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
-        let mut ids = Vec::new();
         let mut ends = Vec::with_capacity(texts.len());
-        for (k, text) in texts.iter().enumerate() {
-            self.encode_in_batch(first + k, text, specials, forbidden, &mut ids)?;
-            ends.push(ids.len() as u64);
-        }
+        let ids = self.encode_run_into(first, texts, specials, forbidden, &mut ends)?;
         Ok((ids, ends))
+    }
+
+    /// `encode_run`, pushing where each text's ids end onto `ends`. The thread's cache is
+    /// taken once for the run, not once a text.
+    fn encode_run_into(
+        &self,
+        first: usize,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        ends: &mut Vec<u64>,
+    ) -> Result<Vec<u32>> {
+        let mut ids = Vec::new();
+        let mut cache = PieceCache::take(self.cache_owner);
+        let result = texts.iter().enumerate().try_for_each(|(k, text)| {
+            forbidden
+                .map_or(Ok(()), |f| f.refuse_in(text))
+                .and_then(|()| self.encode_with_cache(text, specials, &mut ids, &mut cache))
+                .map_err(|e| in_text(first + k, e))?;
+            ends.push(ids.len() as u64);
+            Ok(())
+        });
+        cache.give_back();
+        result.map(|()| ids)
     }
 }
 
@@ -281,6 +341,10 @@ fn in_text(index: usize, err: Error) -> Error {
         ..err
     }
 }
+
+/// A batch with fewer ids is joined on the calling thread: handing the copies to the pool
+/// costs more than they take.
+const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
 
 /// Pieces are looked up this many pieces after their cache slot was prefetched.
 const AHEAD: usize = 8;

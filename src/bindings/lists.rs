@@ -1,0 +1,127 @@
+//! Python lists of ids. Through the stable ABI, filling a list costs two C-API calls per
+//! item (`Py_IncRef`, `PyList_SetItem`), about half the time of a list result. CPython's
+//! list object and reference count have had one layout in every version that loads this
+//! module (3.10 on, builds with the GIL), but the stable ABI does not promise it; so it is
+//! checked once, on live objects, and a list is filled by writing its slots directly only
+//! when the check passed. Anywhere else the C-API calls are used.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+use super::errors::invalid_input;
+
+/// The largest int CPython keeps one shared object for (immortal from 3.12): its count is
+/// left to `Py_IncRef`, whatever the version does with it.
+const SHARED_SMALL_INT_MAX: u32 = 256;
+
+// PyOnceLock: the check runs Python code, which may let another thread in meanwhile.
+static DIRECT: PyOnceLock<bool> = PyOnceLock::new();
+
+/// Whether new lists can be filled by writing their slots (checked once per process).
+pub(super) fn direct(py: Python<'_>) -> bool {
+    *DIRECT.get_or_init(py, || layout_checked(py).unwrap_or(false))
+}
+
+/// A list of `n` empty slots, to be filled before it is returned to Python (a list dropped
+/// on an error with slots still empty is valid: empty slots are skipped).
+pub(super) fn new_list(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyAny>> {
+    let len = isize::try_from(n).map_err(|_| invalid_input("too many items for one list"))?;
+    // SAFETY: PyList_New returns a new list of `len` empty slots, or NULL with an error set.
+    unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(len)) }
+}
+
+/// A list of the ints of `ids`, `ints[id]` being the shared int of each id (ids past its end
+/// get a new int).
+pub(super) fn id_list<'py>(
+    py: Python<'py>,
+    ints: &[Py<PyAny>],
+    ids: &[u32],
+) -> PyResult<Bound<'py, PyAny>> {
+    let list = new_list(py, ids.len())?;
+    if direct(py) {
+        // SAFETY: `direct` checked that a list's slot array is the pointer after its
+        // PyVarObject header and that a count is a plain machine word here; the list is
+        // new, has `ids.len()` empty slots and is not yet visible to any other code. Each
+        // slot is written once with a new strong reference.
+        unsafe {
+            let slots = *list
+                .as_ptr()
+                .cast::<u8>()
+                .add(std::mem::size_of::<ffi::PyVarObject>())
+                .cast::<*mut *mut ffi::PyObject>();
+            for (i, &id) in ids.iter().enumerate() {
+                let item = match ints.get(id as usize) {
+                    Some(int) if id > SHARED_SMALL_INT_MAX => {
+                        let ptr = int.as_ptr();
+                        *ptr.cast::<ffi::Py_ssize_t>() += 1;
+                        ptr
+                    }
+                    Some(int) => int.clone_ref(py).into_ptr(),
+                    None => id.into_pyobject(py)?.into_ptr(),
+                };
+                *slots.add(i) = item;
+            }
+        }
+        return Ok(list);
+    }
+    for (i, &id) in ids.iter().enumerate() {
+        let item = match ints.get(id as usize) {
+            Some(int) => int.clone_ref(py).into_ptr(),
+            None => id.into_pyobject(py)?.into_ptr(),
+        };
+        // SAFETY: `i` is below the list's length; SetItem steals `item`.
+        if unsafe { ffi::PyList_SetItem(list.as_ptr(), i as isize, item) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+    }
+    Ok(list)
+}
+
+/// Whether this interpreter is a CPython whose lists and counts have the layout `id_list`
+/// writes: checked on a real list and a real int, not on a version number.
+fn layout_checked(py: Python<'_>) -> PyResult<bool> {
+    let sys = py.import("sys")?;
+    let name: String = sys.getattr("implementation")?.getattr("name")?.extract()?;
+    // A debug build also keeps a total of all counts, which a direct write would skip.
+    if name != "cpython" || sys.hasattr("gettotalrefcount")? {
+        return Ok(false);
+    }
+    // Two distinct ints that are not shared small ints, and a list holding them.
+    let first = 1_000_003u32.into_pyobject(py)?.into_any();
+    let second = 1_000_033u32.into_pyobject(py)?.into_any();
+    let list = new_list(py, 2)?;
+    // SAFETY: slots 0 and 1 exist; SetItem steals the new references given to it.
+    unsafe {
+        if ffi::PyList_SetItem(list.as_ptr(), 0, first.clone().into_ptr()) != 0
+            || ffi::PyList_SetItem(list.as_ptr(), 1, second.clone().into_ptr()) != 0
+        {
+            return Err(PyErr::fetch(py));
+        }
+    }
+    // SAFETY: reads inside the list object's header (a PyVarObject, then a pointer, on
+    // every CPython) and inside its slot array only after the slots are found to hold the
+    // two ints, i.e. after the layout is confirmed; the int is read at its count, the
+    // first word of every object.
+    unsafe {
+        let head = list.as_ptr().cast::<u8>();
+        let size = *head
+            .add(std::mem::size_of::<ffi::PyObject>())
+            .cast::<ffi::Py_ssize_t>();
+        if size != 2 {
+            return Ok(false);
+        }
+        let slots = *head
+            .add(std::mem::size_of::<ffi::PyVarObject>())
+            .cast::<*const *mut ffi::PyObject>();
+        if slots.is_null() || *slots != first.as_ptr() || *slots.add(1) != second.as_ptr() {
+            return Ok(false);
+        }
+        let count = |obj: &Bound<'_, PyAny>| *obj.as_ptr().cast::<ffi::Py_ssize_t>();
+        let before = count(&first);
+        ffi::Py_IncRef(first.as_ptr());
+        let raised = count(&first);
+        ffi::Py_DecRef(first.as_ptr());
+        Ok(before > 0 && before < 1 << 20 && raised == before + 1 && count(&first) == before)
+    }
+}
