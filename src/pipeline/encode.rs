@@ -195,8 +195,11 @@ impl Tokenizer {
             .enumerate()
             .map(|(i, text)| {
                 let mut ids = Vec::new();
-                self.encode_in_batch(i, text, specials, forbidden, &mut ids)
-                    .map(|()| ids)
+                let mut cache = PieceCache::take(self.cache_owner);
+                let result =
+                    self.encode_in_batch(i, text, specials, forbidden, &mut ids, &mut cache);
+                cache.give_back();
+                result.map(|()| ids)
             })
             .collect()
     }
@@ -210,10 +213,11 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
         out: &mut Vec<u32>,
+        cache: &mut PieceCache,
     ) -> Result<()> {
         forbidden
             .map_or(Ok(()), |f| f.refuse_in(text))
-            .and_then(|()| self.encode_into(text, specials, out))
+            .and_then(|()| self.encode_with_cache(text, specials, out, cache))
             .map_err(|e| in_text(index, e))
     }
 
@@ -323,10 +327,7 @@ impl Tokenizer {
         let mut ids = Vec::new();
         let mut cache = PieceCache::take(self.cache_owner);
         let result = texts.iter().enumerate().try_for_each(|(k, text)| {
-            forbidden
-                .map_or(Ok(()), |f| f.refuse_in(text))
-                .and_then(|()| self.encode_with_cache(text, specials, &mut ids, &mut cache))
-                .map_err(|e| in_text(first + k, e))?;
+            self.encode_in_batch(first + k, text, specials, forbidden, &mut ids, &mut cache)?;
             ends.push(ids.len() as u64);
             Ok(())
         });
