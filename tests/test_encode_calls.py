@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import platform
 import sys
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -210,3 +211,66 @@ def test_each_id_in_a_list_holds_one_reference(byte_tok, encode) -> None:
     assert [now - was for now, was in zip(counts(), before, strict=True)] == want
     del more
     assert counts() == before
+
+
+@pytest.mark.parametrize("num_threads", [None, 1, 2])
+def test_batches_take_any_sequence_of_str_and_name_a_text_that_is_not(
+    byte_tok, num_threads
+) -> None:
+    texts = ["low lower", "newer wider", "a new day"]
+    want = [byte_tok.encode(t) for t in texts]
+    for sequence in (texts, tuple(texts), iter(texts), (t for t in texts)):
+        assert byte_tok.encode_batch(sequence, num_threads=num_threads) == want
+    for bad, kind in ((["a", 3], "int"), (["a", "b", None], "NoneType"), ([b"x"], "bytes")):
+        index = len(bad) - 1
+        calls = (byte_tok.encode_batch, byte_tok.encode_batch_to_numpy, byte_tok.count_batch)
+        for call in calls:
+            with pytest.raises(TypeError, match=f"text {index} of the batch is {kind}, not str"):
+                call(bad, num_threads=num_threads)
+
+
+def test_a_batch_keeps_its_texts_while_another_thread_frees_them(byte_tok) -> None:
+    # The core reads every text without the GIL. Here the caller's list is the only other
+    # holder of its strs, and another thread empties it meanwhile, then reuses the memory
+    # with strs of every small size. Non-ASCII texts: their UTF-8 lives in a small block
+    # of Python's allocator, which it hands out again at once. Without the core's own
+    # reference to each text, this reads freed memory (seen: wrong ids, or a segmentation
+    # fault, with a build that borrowed the caller's list instead). A long
+    # switch interval: the other thread runs once the call has let go of the GIL (arrays:
+    # for all of the encoding), after it took the texts.
+    def texts() -> list[str]:
+        return [f"{i} low café lower newer " * 4 for i in range(20000)]
+
+    want = [i for t in texts() for i in byte_tok.encode(t)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(5.0)
+    try:
+        for _ in range(2):
+            batch = texts()
+            started, done = threading.Event(), threading.Event()
+
+            def churn(
+                batch: list[str] = batch,
+                started: threading.Event = started,
+                done: threading.Event = done,
+            ) -> None:
+                started.wait(timeout=30)
+                batch.clear()
+                for _ in range(200):
+                    if done.is_set():
+                        return
+                    junk = ["#" * (k % 700) for k in range(20000)]
+                    del junk
+
+            thread = threading.Thread(target=churn)
+            thread.start()
+            try:
+                started.set()
+                got, _ = byte_tok.encode_batch_to_numpy(batch, num_threads=2)
+            finally:
+                done.set()
+                thread.join(timeout=60)
+            assert batch == []  # the other thread did run
+            assert got.tolist() == want
+    finally:
+        sys.setswitchinterval(interval)
