@@ -6,9 +6,10 @@
 //! of a vocabulary lookup and a merge loop. The cache outlives a call, so encoding a text
 //! line by line, or the same kind of text again, finds its pieces already merged.
 //!
-//! Layout: one open-addressing table of 16-byte slots (linear probing), and two arenas.
+//! Layout: one open-addressing table of 32-byte slots (linear probing), and two arenas.
 //! A piece of at most 7 bytes is its own key (the bytes and the length packed in a u64),
-//! so finding it compares one integer; a longer piece is keyed by its hash and its bytes
+//! so finding it compares one integer; a piece of 8 to 16 bytes is keyed by its hash and
+//! keeps its bytes in its slot (two words); a longer one is keyed by its hash and its bytes
 //! are compared in the byte arena. A piece of one token keeps the id in its slot; longer
 //! results live in the id arena. Nothing is allocated per piece.
 //!
@@ -23,8 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-/// Pieces kept before the cache starts over (the table is then 8 MiB), and the most ids
-/// and long-piece bytes its arenas hold (16 MiB each): at most 40 MiB a thread.
+/// Pieces kept before the cache starts over (the table is then 16 MiB), and the most ids
+/// and long-piece bytes its arenas hold (16 MiB each): at most 48 MiB a thread.
 const MAX_PIECES: usize = 1 << 18;
 const MAX_ARENA_IDS: usize = 1 << 22;
 const MAX_ARENA_BYTES: usize = 1 << 24;
@@ -33,23 +34,42 @@ const MAX_ARENA_BYTES: usize = 1 << 24;
 pub const MAX_PIECE_BYTES: usize = 128;
 /// Slots when the cache is first used; doubled while more than half full.
 const INITIAL_SLOTS: usize = 1 << 12;
-/// Up to this many slots (2 MiB) the table is near enough to the core for lookups without
+/// Up to this many slots (4 MiB) the table is near enough to the core for lookups without
 /// a prefetch (docs/performance.md#lookup-modes).
 const SMALL_SLOTS: usize = 1 << 17;
 
-/// A long piece's key has this length byte (short pieces have 1..=7 there).
+/// The longest piece whose bytes its slot holds (two words).
+const MEDIUM_BYTES: usize = 16;
+/// The top byte of a medium piece's key (short pieces have their length, 1..=7, there).
+const MEDIUM: u64 = 0xFE << 56;
+/// The top byte of a long piece's key.
 const LONG: u64 = 0xFF << 56;
+const MARK: u64 = 0xFF << 56;
 /// `Slot::ids` with this bit set: the ids are in the arena, at the low bits.
 const IN_ARENA: u32 = 1 << 31;
 
+/// 32 bytes, aligned so that a slot never spans two cache lines: a lookup reads one line.
 #[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
 struct Slot {
-    /// 0: empty. Short pieces: bytes and length; long pieces: hash with the `LONG` mark.
+    /// 0: empty. Short pieces: bytes and length; longer pieces: hash with the `MEDIUM` or
+    /// `LONG` mark.
     key: u64,
     /// One id, or `IN_ARENA | at`: `ids[at]` is the count, the ids follow.
     ids: u32,
-    /// Long pieces: where the bytes are in `bytes` (length first, as a u32 LE).
+    /// Medium pieces: the length; long pieces: where the bytes are in `bytes` (length
+    /// first, as a u32 LE).
     text: u32,
+    /// Medium pieces: the first 8 and the last 8 bytes (overlapping below 16).
+    words: [u64; 2],
+}
+
+/// A medium piece's first and last 8 bytes.
+#[inline(always)]
+fn medium_words(piece: &[u8]) -> [u64; 2] {
+    let n = piece.len();
+    let word = |s: &[u8]| <[u8; 8]>::try_from(s).map_or(0, u64::from_le_bytes);
+    [word(&piece[..8]), word(&piece[n - 8..])]
 }
 
 pub struct PieceCache {
@@ -111,14 +131,20 @@ pub fn key_in(bytes: &[u8], start: usize, len: usize) -> u64 {
     key_of(&bytes[start..start + len])
 }
 
-/// The cache key of a piece: its short key, or its hash marked as long.
+/// The cache key of a piece: its short key, or its hash marked as medium or long.
 #[inline]
 pub fn key_of(piece: &[u8]) -> u64 {
     short_key(piece).unwrap_or_else(|| {
+        // The mark keeps these keys apart from short ones (and from the empty key 0).
+        if piece.len() <= MEDIUM_BYTES {
+            let [first, last] = medium_words(piece);
+            let mixed = (first ^ last.rotate_left(29) ^ piece.len() as u64)
+                .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+            return (mixed ^ mixed >> 32) & !MARK | MEDIUM;
+        }
         let mut h = FxHasher::default();
         h.write(piece);
-        // The mark keeps long keys apart from short ones (and from the empty key 0).
-        (h.finish() & !(0xFF << 56)) | LONG
+        (h.finish() & !MARK) | LONG
     })
 }
 
@@ -226,11 +252,11 @@ impl PieceCache {
         let mask = self.slots.len() - 1;
         let mut at = Self::slot_of(key, mask);
         loop {
-            let slot = self.slots[at];
+            let slot = &self.slots[at];
             if slot.key == 0 {
                 return false;
             }
-            if slot.key == key && (key & LONG != LONG || self.same_text(slot.text, piece)) {
+            if slot.key == key && self.same_piece(slot, piece) {
                 if slot.ids & IN_ARENA == 0 {
                     out.push(slot.ids);
                 } else {
@@ -241,6 +267,17 @@ impl PieceCache {
                 return true;
             }
             at = (at + 1) & mask;
+        }
+    }
+
+    /// Whether a slot whose key is the piece's holds the piece: always for short pieces
+    /// (the key is the piece), by the slot's words for medium ones, by the arena for long.
+    #[inline(always)]
+    fn same_piece(&self, slot: &Slot, piece: &[u8]) -> bool {
+        match slot.key & MARK {
+            MEDIUM => slot.text as usize == piece.len() && slot.words == medium_words(piece),
+            LONG => self.same_text(slot.text, piece),
+            _ => true,
         }
     }
 
@@ -275,14 +312,16 @@ impl PieceCache {
             self.grow();
         }
         let key = key_of(piece);
-        let text = if key & LONG == LONG {
-            let at = self.bytes.len() as u32;
-            self.bytes
-                .extend_from_slice(&(piece.len() as u32).to_le_bytes());
-            self.bytes.extend_from_slice(piece);
-            at
-        } else {
-            0
+        let (text, words) = match key & MARK {
+            MEDIUM => (piece.len() as u32, medium_words(piece)),
+            LONG => {
+                let at = self.bytes.len() as u32;
+                self.bytes
+                    .extend_from_slice(&(piece.len() as u32).to_le_bytes());
+                self.bytes.extend_from_slice(piece);
+                (at, [0; 2])
+            }
+            _ => (0, [0; 2]),
         };
         let ids = match ids {
             [id] if id & IN_ARENA == 0 => *id,
@@ -293,7 +332,12 @@ impl PieceCache {
                 at | IN_ARENA
             }
         };
-        self.place(Slot { key, ids, text });
+        self.place(Slot {
+            key,
+            ids,
+            text,
+            words,
+        });
         self.len += 1;
     }
 
@@ -398,6 +442,31 @@ mod tests {
         assert!(!cache.extend_with(&long, &mut out));
         assert!(!cache.extend_with(b"absent piece", &mut out));
         assert!(!cache.extend_with(b"q", &mut out));
+        cache.give_back();
+    }
+
+    #[test]
+    fn medium_pieces_differing_in_any_one_byte_are_apart() {
+        // 8 to 16 bytes: the slot's two words cover every byte, so no byte is unchecked.
+        let mut cache = PieceCache::take(new_owner());
+        for len in 8..=16usize {
+            let base: Vec<u8> = (0..len as u8).map(|i| b'a' + i).collect();
+            cache.insert(&base, &[len as u32]);
+            for at in 0..len {
+                let mut other = base.clone();
+                other[at] = b'Z';
+                assert!(!cache.extend_with(&other, &mut Vec::new()), "{len} {at}");
+            }
+            let mut out = Vec::new();
+            assert!(cache.extend_with(&base, &mut out));
+            assert_eq!(out, [len as u32]);
+            // A longer piece with the same first and last 8 bytes is another piece.
+            let mut longer = base[..8].to_vec();
+            longer.extend_from_slice(&base[len - 8..]);
+            if longer.len() > len {
+                assert!(!cache.extend_with(&longer, &mut Vec::new()), "{len}");
+            }
+        }
         cache.give_back();
     }
 
