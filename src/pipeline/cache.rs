@@ -8,10 +8,11 @@
 //!
 //! Layout: one open-addressing table of 32-byte slots (linear probing), and two arenas.
 //! A piece of at most 7 bytes is its own key (the bytes and the length packed in a u64),
-//! so finding it compares one integer; a piece of 8 to 16 bytes is keyed by its hash and
-//! keeps its bytes in its slot (two words); a longer one is keyed by its hash and its bytes
-//! are compared in the byte arena. A piece of one token keeps the id in its slot; longer
-//! results live in the id arena. Nothing is allocated per piece.
+//! so finding it compares one integer, and its slot holds up to `INLINE_IDS` ids, which
+//! the encoder copies out whole whatever their number (no branch on it); a piece of 8 to
+//! 16 bytes is keyed by its hash and keeps its bytes in its slot; a longer one is keyed by
+//! its hash and its bytes are compared in the byte arena. Those keep one id in their slot;
+//! other results live in the id arena. Nothing is allocated per piece.
 //!
 //! Each thread owns one cache, lent to an encoding call for its whole duration (a
 //! thread-local access per call, not per piece), and tied to one model: a call with
@@ -48,6 +49,9 @@ const MARK: u64 = 0xFF << 56;
 /// `Slot::ids` with this bit set: the ids are in the arena, at the low bits.
 const IN_ARENA: u32 = 1 << 31;
 
+/// A short piece's slot holds this many ids in place.
+pub const INLINE_IDS: usize = 5;
+
 /// 32 bytes, aligned so that a slot never spans two cache lines: a lookup reads one line.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(32))]
@@ -55,21 +59,61 @@ struct Slot {
     /// 0: empty. Short pieces: bytes and length; longer pieces: hash with the `MEDIUM` or
     /// `LONG` mark.
     key: u64,
-    /// One id, or `IN_ARENA | at`: `ids[at]` is the count, the ids follow.
-    ids: u32,
-    /// Medium pieces: the length; long pieces: where the bytes are in `bytes` (length
-    /// first, as a u32 LE).
+    /// Short pieces: how many ids `ids` holds (1 to `INLINE_IDS`), or 0 when they are in
+    /// the arena. Medium pieces: the length. Long pieces: where the bytes are in `bytes`
+    /// (length first, as a u32 LE).
     text: u32,
-    /// Medium pieces: the first 8 and the last 8 bytes (overlapping below 16).
-    words: [u64; 2],
+    /// `ids[0]`: the one id, or `IN_ARENA | at` (`ids[at]` is the count, the ids follow).
+    /// Short pieces: up to `INLINE_IDS` ids. Medium pieces: `ids[1..]` hold the first and
+    /// the last 8 bytes (overlapping below 16).
+    ids: [u32; INLINE_IDS],
 }
 
-/// A medium piece's first and last 8 bytes.
+/// A medium piece's first and last 8 bytes, as its slot keeps them.
 #[inline(always)]
-fn medium_words(piece: &[u8]) -> [u64; 2] {
+fn medium_words(piece: &[u8]) -> [u32; 4] {
     let n = piece.len();
     let word = |s: &[u8]| <[u8; 8]>::try_from(s).map_or(0, u64::from_le_bytes);
-    [word(&piece[..8]), word(&piece[n - 8..])]
+    let (first, last) = (word(&piece[..8]), word(&piece[n - 8..]));
+    [
+        first as u32,
+        (first >> 32) as u32,
+        last as u32,
+        (last >> 32) as u32,
+    ]
+}
+
+/// The mixed first and last 8 bytes of a medium piece: its hash.
+#[inline(always)]
+fn medium_hash(piece: &[u8]) -> u64 {
+    let w = medium_words(piece);
+    let first = w[0] as u64 | (w[1] as u64) << 32;
+    let last = w[2] as u64 | (w[3] as u64) << 32;
+    let mixed =
+        (first ^ last.rotate_left(29) ^ piece.len() as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    mixed ^ mixed >> 32
+}
+
+/// A short piece's slot, found by `PieceCache::find_short`.
+pub struct ShortIds<'c> {
+    cache: &'c PieceCache,
+    slot: &'c Slot,
+}
+
+impl<'c> ShortIds<'c> {
+    /// `INLINE_IDS` ids of which the first `n` are the piece's, when `n` is in
+    /// `1..=INLINE_IDS`; else the piece's ids are `arena()`'s. The encoder copies all
+    /// `INLINE_IDS` and keeps `n`, whatever `n` is.
+    #[inline(always)]
+    pub fn inline(&self) -> (&'c [u32; INLINE_IDS], usize) {
+        (&self.slot.ids, self.slot.text as usize)
+    }
+
+    /// The piece's ids when they are not in its slot.
+    #[inline(never)]
+    pub fn arena(&self) -> &'c [u32] {
+        self.cache.short_ids(self.slot)
+    }
 }
 
 pub struct PieceCache {
@@ -131,16 +175,26 @@ pub fn key_in(bytes: &[u8], start: usize, len: usize) -> u64 {
     key_of(&bytes[start..start + len])
 }
 
+/// `key_in` for a short piece with 8 bytes of text from its start (one load, masked to its
+/// length); `None` for longer pieces and near the end of the text (`key_in` keys those).
+#[inline(always)]
+pub fn short_key_in(bytes: &[u8], start: usize, len: usize) -> Option<u64> {
+    if len.wrapping_sub(1) >= 7 {
+        return None;
+    }
+    let word = bytes.get(start..start + 8)?;
+    let word = u64::from_le_bytes(<[u8; 8]>::try_from(word).ok()?);
+    let mask = u64::MAX >> (64 - 8 * len);
+    Some(word & mask | (len as u64) << 56)
+}
+
 /// The cache key of a piece: its short key, or its hash marked as medium or long.
 #[inline]
 pub fn key_of(piece: &[u8]) -> u64 {
     short_key(piece).unwrap_or_else(|| {
         // The mark keeps these keys apart from short ones (and from the empty key 0).
         if piece.len() <= MEDIUM_BYTES {
-            let [first, last] = medium_words(piece);
-            let mixed = (first ^ last.rotate_left(29) ^ piece.len() as u64)
-                .wrapping_mul(0xD6E8_FEB8_6659_FD93);
-            return (mixed ^ mixed >> 32) & !MARK | MEDIUM;
+            return medium_hash(piece) & !MARK | MEDIUM;
         }
         let mut h = FxHasher::default();
         h.write(piece);
@@ -242,40 +296,90 @@ impl PieceCache {
         self.extend_with_key(key_of(piece), piece, out)
     }
 
-    /// `extend_with` when the key is known (`key_of(piece)`). Inlined into the encoding
-    /// loop: a hit is most of what encoding a piece costs.
+    /// `extend_with` when the key is known (`key_of(piece)`).
     #[inline(always)]
     pub fn extend_with_key(&self, key: u64, piece: &[u8], out: &mut Vec<u32>) -> bool {
+        match self.find(key, piece) {
+            Some(ids) => {
+                out.extend_from_slice(ids);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The cached ids of `piece`, whose key is `key` (`key_of(piece)`).
+    #[inline(always)]
+    pub fn find(&self, key: u64, piece: &[u8]) -> Option<&[u32]> {
         if self.slots.is_empty() {
-            return false;
+            return None;
         }
         let mask = self.slots.len() - 1;
         let mut at = Self::slot_of(key, mask);
         loop {
             let slot = &self.slots[at];
             if slot.key == 0 {
-                return false;
+                return None;
             }
             if slot.key == key && self.same_piece(slot, piece) {
-                if slot.ids & IN_ARENA == 0 {
-                    out.push(slot.ids);
-                } else {
-                    let start = (slot.ids & !IN_ARENA) as usize;
-                    let count = self.ids[start] as usize;
-                    out.extend_from_slice(&self.ids[start + 1..start + 1 + count]);
-                }
-                return true;
+                return Some(match slot.key & MARK {
+                    MEDIUM | LONG => self.slot_ids(slot),
+                    _ => self.short_ids(slot),
+                });
             }
             at = (at + 1) & mask;
         }
     }
 
+    /// The slot of the short piece whose key is `key` (`short_key`), for the encoder's
+    /// copy of its ids (`ShortIds`). Inlined into the encoding loop: a hit is most of what
+    /// encoding a piece costs, and a short key alone tells a hit (no bytes to compare, no
+    /// branch on the kind of piece).
+    #[inline(always)]
+    pub fn find_short(&self, key: u64) -> Option<ShortIds<'_>> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::slot_of(key, mask);
+        loop {
+            let slot = &self.slots[at];
+            if slot.key == key {
+                return Some(ShortIds { cache: self, slot });
+            }
+            if slot.key == 0 {
+                return None;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// A short piece's ids: in its slot, or in the arena.
+    #[inline(always)]
+    fn short_ids<'c>(&'c self, slot: &'c Slot) -> &'c [u32] {
+        match slot.text as usize {
+            0 => self.slot_ids(slot),
+            n => &slot.ids[..n.min(INLINE_IDS)],
+        }
+    }
+
+    /// The ids that a slot's `ids[0]` stands for: itself, or a run in the arena.
+    #[inline(always)]
+    fn slot_ids<'c>(&'c self, slot: &'c Slot) -> &'c [u32] {
+        let first = slot.ids[0];
+        if first & IN_ARENA == 0 {
+            return &slot.ids[..1];
+        }
+        let start = (first & !IN_ARENA) as usize;
+        let count = self.ids.get(start).map_or(0, |&n| n as usize);
+        self.ids.get(start + 1..start + 1 + count).unwrap_or(&[])
+    }
     /// Whether a slot whose key is the piece's holds the piece: always for short pieces
     /// (the key is the piece), by the slot's words for medium ones, by the arena for long.
     #[inline(always)]
     fn same_piece(&self, slot: &Slot, piece: &[u8]) -> bool {
         match slot.key & MARK {
-            MEDIUM => slot.text as usize == piece.len() && slot.words == medium_words(piece),
+            MEDIUM => slot.text as usize == piece.len() && slot.ids[1..] == medium_words(piece),
             LONG => self.same_text(slot.text, piece),
             _ => true,
         }
@@ -312,18 +416,31 @@ impl PieceCache {
             self.grow();
         }
         let key = key_of(piece);
-        let (text, words) = match key & MARK {
-            MEDIUM => (piece.len() as u32, medium_words(piece)),
+        let mut slot = Slot {
+            key,
+            ..Slot::default()
+        };
+        match key & MARK {
+            MEDIUM => {
+                slot.text = piece.len() as u32;
+                slot.ids[1..].copy_from_slice(&medium_words(piece));
+            }
             LONG => {
-                let at = self.bytes.len() as u32;
+                slot.text = self.bytes.len() as u32;
                 self.bytes
                     .extend_from_slice(&(piece.len() as u32).to_le_bytes());
                 self.bytes.extend_from_slice(piece);
-                (at, [0; 2])
             }
-            _ => (0, [0; 2]),
-        };
-        let ids = match ids {
+            _ if (1..=INLINE_IDS).contains(&ids.len()) => {
+                slot.text = ids.len() as u32;
+                slot.ids[..ids.len()].copy_from_slice(ids);
+                self.place(slot);
+                self.len += 1;
+                return;
+            }
+            _ => {}
+        }
+        slot.ids[0] = match ids {
             [id] if id & IN_ARENA == 0 => *id,
             _ => {
                 let at = self.ids.len() as u32;
@@ -332,12 +449,7 @@ impl PieceCache {
                 at | IN_ARENA
             }
         };
-        self.place(Slot {
-            key,
-            ids,
-            text,
-            words,
-        });
+        self.place(slot);
         self.len += 1;
     }
 
@@ -414,6 +526,12 @@ mod tests {
             for len in 1..=(text.len() - start).min(12) {
                 let piece = &text[start..start + len];
                 assert_eq!(key_in(text, start, len), key_of(piece), "{start} {len}");
+                if let Some(key) = short_key_in(text, start, len) {
+                    assert_eq!(key, key_of(piece), "{start} {len}");
+                    assert!(len <= 7 && start + 8 <= text.len());
+                } else {
+                    assert!(len > 7 || start + 8 > text.len());
+                }
             }
         }
     }

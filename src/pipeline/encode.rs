@@ -3,7 +3,7 @@
 //! one's cache slot is prefetched before it is looked up; batches run on the rayon pool.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
-use super::cache::{self, PieceCache};
+use super::cache::{self, PieceCache, INLINE_IDS};
 use super::specials::{Part, SpecialMatcher};
 use super::Tokenizer;
 use crate::algorithms::UnknownChar;
@@ -66,7 +66,7 @@ impl Tokenizer {
         let mut encoder = PieceEncoder {
             tokenizer: self,
             text,
-            out,
+            out: IdWriter::new(out),
             cache,
             queue: [("", 0); AHEAD],
             head: 0,
@@ -360,7 +360,7 @@ const RECHECK: usize = 4096;
 struct PieceEncoder<'a, 't> {
     tokenizer: &'a Tokenizer,
     text: &'t str,
-    out: &'a mut Vec<u32>,
+    out: IdWriter<'a>,
     cache: &'a mut PieceCache,
     /// The waiting pieces and their keys, the oldest at `head`.
     queue: [(&'t str, u64); AHEAD],
@@ -378,15 +378,19 @@ impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
     #[inline(always)]
     fn piece(&mut self, piece: &'t str) {
         let start = piece.as_ptr() as usize - self.text.as_ptr() as usize;
-        let key = cache::key_in(self.text.as_bytes(), start, piece.len());
         if self.seen.is_multiple_of(RECHECK) {
             self.choose_mode();
         }
         self.seen += 1;
         if self.direct {
-            self.lookup(piece, key);
+            // Short pieces (most of them) take their own path, decided once per piece.
+            match cache::short_key_in(self.text.as_bytes(), start, piece.len()) {
+                Some(key) => self.lookup_short(piece, key),
+                None => self.lookup(piece, cache::key_of(piece.as_bytes())),
+            }
             return;
         }
+        let key = cache::key_in(self.text.as_bytes(), start, piece.len());
         self.cache.prefetch(key);
         if self.waiting == AHEAD {
             self.lookup_oldest();
@@ -397,14 +401,46 @@ impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
 }
 
 impl PieceEncoder<'_, '_> {
+    /// A short piece: its slot's ids are copied whole and `n` of them kept, so the number
+    /// of ids costs no branch.
     #[inline(always)]
-    fn lookup(&mut self, piece: &str, key: u64) {
-        if self.failure.is_some() || self.cache.extend_with_key(key, piece.as_bytes(), self.out) {
+    fn lookup_short(&mut self, piece: &str, key: u64) {
+        if self.failure.is_some() {
             return;
         }
+        match self.cache.find_short(key) {
+            Some(found) => {
+                let (ids, n) = found.inline();
+                if n.wrapping_sub(1) < INLINE_IDS {
+                    self.out.push_inline(ids, n);
+                } else {
+                    self.out.extend(found.arena());
+                }
+            }
+            None => self.uncached(piece),
+        }
+    }
+
+    #[inline(always)]
+    fn lookup(&mut self, piece: &str, key: u64) {
+        if self.failure.is_some() {
+            return;
+        }
+        match self.cache.find(key, piece.as_bytes()) {
+            Some(&[id]) => self.out.push(id),
+            Some(ids) => self.out.extend(ids),
+            None => self.uncached(piece),
+        }
+    }
+
+    /// A piece the cache does not hold: merged, then cached.
+    #[inline(always)]
+    fn uncached(&mut self, piece: &str) {
+        let ids = self.out.vec();
         let result = self
             .tokenizer
-            .encode_uncached(self.text, piece, self.out, self.cache);
+            .encode_uncached(self.text, piece, ids, self.cache);
+        self.out.reload();
         if let Err(err) = result {
             self.failure = Some(err);
         }
@@ -435,6 +471,90 @@ impl PieceEncoder<'_, '_> {
         while self.waiting > 0 {
             self.lookup_oldest();
         }
+        self.out.vec();
         self.failure.map_or(Ok(()), Err)
     }
+}
+
+/// Appends ids to a `Vec` through a pointer, length and capacity of its own, and may write
+/// past the last id (within the capacity) so that a short piece's ids are copied whole.
+/// The `Vec`'s length is brought up to date by `vec`, before anything else touches it;
+/// until then it is behind, never ahead, so a panic in between loses ids but exposes no
+/// unwritten one.
+struct IdWriter<'a> {
+    vec: &'a mut Vec<u32>,
+    ptr: *mut u32,
+    len: usize,
+    cap: usize,
+}
+
+impl<'a> IdWriter<'a> {
+    fn new(vec: &'a mut Vec<u32>) -> Self {
+        let (ptr, len, cap) = (vec.as_mut_ptr(), vec.len(), vec.capacity());
+        IdWriter { vec, ptr, len, cap }
+    }
+
+    /// Appends the first `n` of `ids` (`n <= INLINE_IDS`), writing all of them.
+    #[inline(always)]
+    fn push_inline(&mut self, ids: &[u32; INLINE_IDS], n: usize) {
+        if self.cap - self.len < INLINE_IDS {
+            self.grow(INLINE_IDS);
+        }
+        // SAFETY: `len + INLINE_IDS <= cap`, the capacity of the allocation at `ptr`,
+        // which only this writer uses until `vec` hands the `Vec` out; `ids` is the
+        // cache's memory, never this buffer. `n <= INLINE_IDS` ids count as written.
+        unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), self.ptr.add(self.len), INLINE_IDS) };
+        self.len += n;
+    }
+
+    #[inline(always)]
+    fn push(&mut self, id: u32) {
+        if self.len == self.cap {
+            self.grow(1);
+        }
+        // SAFETY: as in `push_inline`, with `len < cap`.
+        unsafe { self.ptr.add(self.len).write(id) };
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn extend(&mut self, ids: &[u32]) {
+        if self.cap - self.len < ids.len() {
+            self.grow(ids.len());
+        }
+        // SAFETY: as in `push_inline`, with `len + ids.len() <= cap`.
+        unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), self.ptr.add(self.len), ids.len()) };
+        self.len += ids.len();
+    }
+
+    /// Room for `more` ids past the last.
+    #[inline(always)]
+    fn grow(&mut self, more: usize) {
+        (self.ptr, self.cap) = reserve(self.vec, self.len, more);
+    }
+
+    /// The `Vec`, its length up to date, for code that appends to it; `reload` after.
+    fn vec(&mut self) -> &mut Vec<u32> {
+        // SAFETY: the first `len` ids were written (by the methods above, or were there).
+        unsafe { self.vec.set_len(self.len) };
+        self.vec
+    }
+
+    /// Takes the `Vec` back after `vec`'s user appended to it.
+    fn reload(&mut self) {
+        (self.ptr, self.len, self.cap) =
+            (self.vec.as_mut_ptr(), self.vec.len(), self.vec.capacity());
+    }
+}
+
+/// `IdWriter::grow`: the `Vec`'s length set to `len` (ids written so far), then room for
+/// `more` ids, at least doubling; the new pointer and capacity. Given the `Vec`, not the
+/// writer, so that the writer's fields need not live in memory.
+#[cold]
+#[inline(never)]
+fn reserve(vec: &mut Vec<u32>, len: usize, more: usize) -> (*mut u32, usize) {
+    // SAFETY: as in `IdWriter::vec`.
+    unsafe { vec.set_len(len) };
+    vec.reserve(more.max(len));
+    (vec.as_mut_ptr(), vec.capacity())
 }

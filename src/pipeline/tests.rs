@@ -252,6 +252,41 @@ fn the_cache_gives_the_ids_of_the_uncached_path() {
 }
 
 #[test]
+fn cached_pieces_of_any_number_of_ids_come_back_whole() {
+    // Short pieces of 1 to 7 ids (in their slot up to `INLINE_IDS`, in the arena beyond),
+    // medium and long ones, each encoded cold then from the cache, appended after ids
+    // already in the vector, across growth of the vector.
+    let t = gpt2_ranked();
+    let text = "x ab xy xyz wxyz vwxyz uvwxyz zyxwvu abab ba qqqqqqqqqqqq ab \
+                pqrstuvwxyzpqrstuvwxyz abba";
+    let mut uncached = vec![7, 7, 7];
+    for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
+        t.encode_piece(&piece, &mut uncached).unwrap();
+    }
+    for _ in 0..3 {
+        let mut out = vec![7, 7, 7];
+        t.encode_into(text, None, &mut out).unwrap();
+        assert_eq!(out, uncached);
+        let mut roomy = Vec::with_capacity(1000);
+        roomy.extend([7, 7, 7]);
+        t.encode_into(text, None, &mut roomy).unwrap();
+        assert_eq!(roomy, uncached);
+    }
+    let pieces: Vec<String> = t.config.pre_tokenizer.pieces(text).unwrap();
+    let counts: Vec<usize> = pieces
+        .iter()
+        .map(|p| {
+            let mut ids = Vec::new();
+            t.encode_piece(p, &mut ids).unwrap();
+            ids.len()
+        })
+        .collect();
+    for n in 1..=7 {
+        assert!(counts.contains(&n), "no piece of {n} ids: {counts:?}");
+    }
+}
+
+#[test]
 fn long_pieces_encode_as_short_ones_do() {
     let t = byte_level(
         &["ab", "abab"],
