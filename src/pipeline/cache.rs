@@ -45,6 +45,7 @@ const MEDIUM_BYTES: usize = 16;
 const MEDIUM: u64 = 0xFE << 56;
 /// The top byte of a long piece's key.
 const LONG: u64 = 0xFF << 56;
+/// The key's top byte, which tells a piece's kind (a length, `MEDIUM` or `LONG`).
 const MARK: u64 = 0xFF << 56;
 /// `Slot::ids` with this bit set: the ids are in the arena, at the low bits.
 const IN_ARENA: u32 = 1 << 31;
@@ -72,9 +73,7 @@ struct Slot {
 /// A medium piece's first and last 8 bytes, as its slot keeps them.
 #[inline(always)]
 fn medium_words(piece: &[u8]) -> [u32; 4] {
-    let n = piece.len();
-    let word = |s: &[u8]| <[u8; 8]>::try_from(s).map_or(0, u64::from_le_bytes);
-    let (first, last) = (word(&piece[..8]), word(&piece[n - 8..]));
+    let (first, last) = first_and_last(piece);
     [
         first as u32,
         (first >> 32) as u32,
@@ -83,12 +82,18 @@ fn medium_words(piece: &[u8]) -> [u32; 4] {
     ]
 }
 
+/// A medium piece's first and last 8 bytes (overlapping below 16).
+#[inline(always)]
+fn first_and_last(piece: &[u8]) -> (u64, u64) {
+    let n = piece.len();
+    let word = |s: &[u8]| <[u8; 8]>::try_from(s).map_or(0, u64::from_le_bytes);
+    (word(&piece[..8]), word(&piece[n - 8..]))
+}
+
 /// The mixed first and last 8 bytes of a medium piece: its hash.
 #[inline(always)]
 fn medium_hash(piece: &[u8]) -> u64 {
-    let w = medium_words(piece);
-    let first = w[0] as u64 | (w[1] as u64) << 32;
-    let last = w[2] as u64 | (w[3] as u64) << 32;
+    let (first, last) = first_and_last(piece);
     let mixed =
         (first ^ last.rotate_left(29) ^ piece.len() as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
     mixed ^ mixed >> 32
@@ -163,16 +168,7 @@ pub fn short_key(bytes: &[u8]) -> Option<u64> {
 /// branches of `short_key` on the length mispredict on the varied lengths of real pieces).
 #[inline(always)]
 pub fn key_in(bytes: &[u8], start: usize, len: usize) -> u64 {
-    if (1..=7).contains(&len) {
-        if let Some(word) = bytes
-            .get(start..start + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        {
-            let mask = u64::MAX >> (64 - 8 * len);
-            return u64::from_le_bytes(word) & mask | (len as u64) << 56;
-        }
-    }
-    key_of(&bytes[start..start + len])
+    short_key_in(bytes, start, len).unwrap_or_else(|| key_of(&bytes[start..start + len]))
 }
 
 /// `key_in` for a short piece with 8 bytes of text from its start (one load, masked to its
@@ -293,13 +289,7 @@ impl PieceCache {
     /// Appends the cached ids of `piece` to `out`; false if it is not cached.
     #[inline]
     pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
-        self.extend_with_key(key_of(piece), piece, out)
-    }
-
-    /// `extend_with` when the key is known (`key_of(piece)`).
-    #[inline(always)]
-    pub fn extend_with_key(&self, key: u64, piece: &[u8], out: &mut Vec<u32>) -> bool {
-        match self.find(key, piece) {
+        match self.find(key_of(piece), piece) {
             Some(ids) => {
                 out.extend_from_slice(ids);
                 true
