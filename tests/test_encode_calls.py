@@ -229,6 +229,46 @@ def test_batches_take_any_sequence_of_str_and_name_a_text_that_is_not(
                 call(bad, num_threads=num_threads)
 
 
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_batches_take_str_subclasses_refuse_one_str_and_keep_no_reference(
+    byte_tok, num_threads
+) -> None:
+    texts = [_Text("low lower"), "newer wider " * 3000, _Text("a new day")]
+    want = [byte_tok.encode(str(t)) for t in texts]
+    counts = [sys.getrefcount(t) for t in texts]
+    assert byte_tok.encode_batch(texts, num_threads=num_threads) == want
+    flat, offsets = byte_tok.encode_batch_to_numpy(texts, num_threads=num_threads)
+    assert flat.tolist() == [i for ids in want for i in ids]
+    assert offsets.tolist()[-1] == len(flat)
+    assert byte_tok.count_batch(texts, num_threads=num_threads) == [len(w) for w in want]
+    # The core held each text while it read it, and let go of every one after.
+    assert [sys.getrefcount(t) for t in texts] == counts
+    calls = (byte_tok.encode_batch, byte_tok.encode_batch_to_numpy, byte_tok.count_batch)
+    for call in calls:
+        with pytest.raises(TypeError, match="not one str"):
+            call("low lower", num_threads=num_threads)
+
+
+def test_the_core_refuses_one_str_as_a_batch_and_names_a_text_that_is_not_str(
+    byte_tok,
+) -> None:
+    core = byte_tok._core
+    with pytest.raises(TypeError, match="not one str"):
+        core.encode_batch("low lower", None, None, 1)
+    with pytest.raises(TypeError, match="text 1 of the batch is int, not str"):
+        core.encode_batch_to_numpy(("a", 1), None, None, 1)
+    with pytest.raises(TypeError, match="not iterable"):
+        core.encode_batch(7, None, None, 1)
+    assert core.encode_batch(iter(["low", "lower"]), None, None, 1) == [
+        byte_tok.encode("low"),
+        byte_tok.encode("lower"),
+    ]
+
+
 def test_a_batch_keeps_its_texts_while_another_thread_frees_them(byte_tok) -> None:
     # The core reads every text without the GIL. Here the caller's list is the only other
     # holder of its strs, and another thread empties it meanwhile, then reuses the memory

@@ -390,10 +390,12 @@ class Tokenizer(_core.TokenizerBase):
         """A batch's texts (cleaned) and special-token plan; checks `num_threads`."""
         if num_threads is not None and num_threads < 1:
             raise InvalidInputError(f"num_threads must be >= 1, got {num_threads}")
+        if isinstance(texts, str):
+            raise TypeError("a batch is a list of str, not one str: wrap it as [text]")
         if self._clean is not None:
             texts = [self._clean(t) for t in texts]
         elif type(texts) is not list:
-            # The core borrows each str (holding a reference), so a list needs no copy.
+            # An iterator can be read once; the retries below read the texts again.
             texts = list(texts)
         if self._python_pre_tokenizer is not None:
             texts = [utf8_safe(t) for t in texts]

@@ -3,12 +3,12 @@
 //! `model.rs` stays as it is.
 
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
 use super::errors::{invalid_input, to_py_err};
-use super::model::{borrowed, detached_if_long, on_threads, PyModel};
+use super::model::{detached_if_long, on_threads, PyModel};
 use super::specials::Specials;
+use super::texts::Texts;
 use crate::pipeline::offsets::Span;
 
 /// Ids of `text` (as `Model.encode`) and each token's (start, end) character span in it.
@@ -50,19 +50,20 @@ fn count(
 /// `count` of each text, in parallel on the rayon pool (or on `num_threads` threads).
 #[pyfunction]
 #[pyo3(signature = (model, texts, specials=None, forbidden=None, num_threads=None))]
-fn count_batch(
-    py: Python<'_>,
+fn count_batch<'py>(
+    py: Python<'py>,
     model: PyRef<'_, PyModel>,
-    texts: Vec<PyBackedStr>,
+    texts: &Bound<'py, PyAny>,
     specials: Option<&Specials>,
     forbidden: Option<&Specials>,
     num_threads: Option<usize>,
 ) -> PyResult<Vec<usize>> {
     let tokenizer = &model.inner;
-    let refs = borrowed(&texts);
+    let texts = Texts::new(texts)?;
+    let refs = texts.strs();
     let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
     on_threads(py, num_threads, || {
-        tokenizer.count_batch(&refs, matcher, forbidden)
+        tokenizer.count_batch(refs, matcher, forbidden)
     })
 }
 

@@ -3,7 +3,6 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 
 use super::errors::{invalid_input, to_py_err};
@@ -12,8 +11,9 @@ use super::options::model_config;
 use super::parallel_on;
 use super::pool::{in_place_scope, install, pool_for, pool_threads};
 use super::specials::Specials;
+use super::texts::Texts;
 use crate::formats::{sentencepiece, tiktoken};
-use crate::pipeline::{SpecialMatcher, Tokenizer};
+use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
 use rayon::ThreadPool;
 use std::sync::mpsc::TryRecvError;
 use std::sync::Arc;
@@ -167,22 +167,23 @@ impl PyModel {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: &Bound<'py, PyAny>,
         specials: Option<&Specials>,
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let refs = borrowed(&texts);
+        let texts = Texts::new(texts)?;
+        let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let pool = pool_for(num_threads)?;
         let bytes: usize = refs.iter().map(|t| t.len()).sum();
         if pool_threads(&pool) >= 2 && bytes >= OVERLAP_MIN_BYTES {
-            return self.lists_while_encoding(py, &refs, matcher, forbidden, &pool);
+            return self.lists_while_encoding(py, refs, matcher, forbidden, &pool);
         }
         let (ids, offsets) = py
             .detach(|| {
                 install(&pool, || {
-                    self.inner.encode_batch_flat(&refs, matcher, forbidden)
+                    self.inner.encode_batch_flat(refs, matcher, forbidden)
                 })
             })
             .map_err(to_py_err)?;
@@ -199,15 +200,16 @@ impl PyModel {
     fn encode_batch_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: &Bound<'py, PyAny>,
         specials: Option<&Specials>,
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
-        let refs = borrowed(&texts);
+        let texts = Texts::new(texts)?;
+        let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let (flat, offsets) = on_threads(py, num_threads, || {
-            self.inner.encode_batch_flat(&refs, matcher, forbidden)
+            self.inner.encode_batch_flat(refs, matcher, forbidden)
         })?;
         Ok((flat.into_pyarray(py), offsets.into_pyarray(py)))
     }
@@ -300,9 +302,10 @@ impl PyModel {
         Ok(PyModel { inner: model, ints })
     }
 
-    /// A batch's lists, each made (holding the GIL) as soon as its run of texts is encoded,
-    /// while the pool's threads encode the rest: making lists is serial work, so it overlaps
-    /// the encoding rather than following it.
+    /// A batch's lists, made (holding the GIL) as soon as each run of texts is encoded.
+    /// Making lists is serial work: all the pool's threads but one encode, and this thread
+    /// makes the lists of finished runs and, whenever none is waiting, encodes a run itself,
+    /// so both cores stay busy whichever of the two costs more on this text.
     fn lists_while_encoding<'py>(
         &self,
         py: Python<'py>,
@@ -311,52 +314,68 @@ impl PyModel {
         forbidden: Option<&SpecialMatcher>,
         pool: &Option<Arc<ThreadPool>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        type Run = (usize, crate::error::Result<(Vec<u32>, Vec<u64>)>);
+        type Encoded = crate::error::Result<(Vec<u32>, Vec<u64>)>;
+        let threads = pool_threads(pool);
         let n = texts.len();
         // Short runs: the first lists can be made early, and the last run is short.
-        let run = n.div_ceil(32 * pool_threads(pool)).max(1);
+        let runs = Runs::new(texts, n.div_ceil(32 * threads));
         let list = new_list(py, n)?;
-        let (sender, mut receiver) = std::sync::mpsc::channel::<Run>();
-        let inner = &self.inner;
+        let (sender, mut receiver) = std::sync::mpsc::channel::<(usize, Encoded)>();
+        let (inner, shared) = (&self.inner, &runs);
         let mut failed: Option<(usize, crate::error::Error)> = None;
         let mut filled = 0usize;
-        // This thread makes the lists; the pool encodes (`in_place_scope` waits for it).
+        let mut take = |part: usize, result: Encoded| -> PyResult<()> {
+            match result {
+                // Each text is in exactly one run.
+                Ok((ids, ends)) => {
+                    self.set_lists(py, &list, runs.first(part), &ids, &ends)?;
+                    filled += ends.len();
+                }
+                // The earliest text's error, whichever run finished first.
+                Err(e) => {
+                    if failed.as_ref().is_none_or(|(first, _)| part < *first) {
+                        failed = Some((part, e));
+                    }
+                }
+            }
+            Ok(())
+        };
         in_place_scope(pool, |scope| -> PyResult<()> {
-            scope.spawn(move |_| {
-                inner.encode_batch_runs(texts, run, matcher, forbidden, |part, ids| {
-                    // The receiver outlives this scope: sending cannot fail.
-                    let _ = sender.send((part, ids));
-                })
-            });
+            for _ in 1..threads {
+                let sender = sender.clone();
+                scope.spawn(move |_| {
+                    while let Some(part) = shared.claim() {
+                        let encoded = inner.encode_claimed(shared, part, matcher, forbidden);
+                        // The receiver outlives this scope: sending cannot fail.
+                        let _ = sender.send((part, encoded));
+                    }
+                });
+            }
+            drop(sender);
             loop {
-                let (part, result) = match receiver.try_recv() {
-                    Ok(message) => message,
+                match receiver.try_recv() {
+                    Ok((part, encoded)) => take(part, encoded)?,
+                    // Every run was claimed and the pool's are all here.
                     Err(TryRecvError::Disconnected) => return Ok(()),
-                    Err(TryRecvError::Empty) => {
-                        // Waiting without the GIL: other Python threads may run.
-                        let (back, message) = py.detach(move || {
-                            let message = receiver.recv();
-                            (receiver, message)
-                        });
-                        receiver = back;
-                        match message {
-                            Ok(message) => message,
-                            Err(_) => return Ok(()), // every run is done
+                    Err(TryRecvError::Empty) => match shared.claim() {
+                        Some(part) => {
+                            let encoded = py
+                                .detach(|| inner.encode_claimed(shared, part, matcher, forbidden));
+                            take(part, encoded)?;
                         }
-                    }
-                };
-                match result {
-                    // Each text is in exactly one run.
-                    Ok((ids, ends)) => {
-                        self.set_lists(py, &list, part * run, &ids, &ends)?;
-                        filled += ends.len();
-                    }
-                    // The earliest text's error, whichever run finished first.
-                    Err(e) => {
-                        if failed.as_ref().is_none_or(|(first, _)| part < *first) {
-                            failed = Some((part, e));
+                        None => {
+                            // Waiting without the GIL: other Python threads may run.
+                            let (back, message) = py.detach(move || {
+                                let message = receiver.recv();
+                                (receiver, message)
+                            });
+                            receiver = back;
+                            match message {
+                                Ok((part, encoded)) => take(part, encoded)?,
+                                Err(_) => return Ok(()),
+                            }
                         }
-                    }
+                    },
                 }
             }
         })?;
@@ -445,11 +464,6 @@ const OVERLAP_MIN_BYTES: usize = 1 << 14;
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs
 /// about as much as encoding a short line, and other threads gain nothing in that time.
 const DETACH_MIN_BYTES: usize = 2048;
-
-/// A batch's texts as `&str`, borrowed from the Python strings (no copy of any text).
-pub(super) fn borrowed(texts: &[PyBackedStr]) -> Vec<&str> {
-    texts.iter().map(|t| &**t).collect()
-}
 
 /// Runs `work` on `text` without the GIL when the text is long enough to be worth it.
 pub(super) fn detached_if_long<T: Send>(

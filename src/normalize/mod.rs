@@ -58,8 +58,16 @@ impl Normalizer {
     }
 
     /// Borrows the text unchanged when it is already normal (the common case), so the
-    /// identity normalizer costs nothing.
+    /// identity normalizer costs nothing: inlined, it is three tests per text of a batch.
+    #[inline]
     pub fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.is_identity() {
+            return Cow::Borrowed(text);
+        }
+        self.normalize_any(text)
+    }
+
+    fn normalize_any<'a>(&self, text: &'a str) -> Cow<'a, str> {
         if let Some(sentencepiece) = &self.sentencepiece {
             return Cow::Owned(sentencepiece.normalize(text));
         }

@@ -267,6 +267,7 @@ impl PieceCache {
     }
 
     /// Whether the table is small enough to look pieces up without prefetching them.
+    #[inline]
     pub fn is_small(&self) -> bool {
         self.slots.len() <= SMALL_SLOTS
     }

@@ -10,6 +10,7 @@ use crate::algorithms::UnknownChar;
 use crate::error::{Error, Result};
 use crate::pretokenize::PieceSink;
 use crate::rng::SplitMix64;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 impl Tokenizer {
     /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
@@ -63,6 +64,7 @@ impl Tokenizer {
         out: &mut Vec<u32>,
         cache: &mut PieceCache,
     ) -> Result<()> {
+        let direct = cache.is_small();
         let mut encoder = PieceEncoder {
             tokenizer: self,
             text,
@@ -71,8 +73,10 @@ impl Tokenizer {
             queue: [("", 0); AHEAD],
             head: 0,
             waiting: 0,
-            seen: 0,
-            direct: true,
+            // The mode is chosen here, not at the first piece: a batch of short texts
+            // would otherwise pay a call per text for it.
+            seen: 1,
+            direct,
             failure: None,
         };
         self.config.pre_tokenizer.send_pieces(text, &mut encoder)?;
@@ -280,25 +284,16 @@ impl Tokenizer {
         Ok((flat, offsets))
     }
 
-    /// The batch in runs of `run` texts on the rayon pool, each run handed to `done` as
-    /// soon as it is encoded, in any order: (its number, its ids and where each text's ids
-    /// end). The caller can use finished runs while the others are encoded.
-    pub fn encode_batch_runs(
+    /// Run `part` of `runs`, claimed by this thread: its ids and where each of its texts'
+    /// ids end.
+    pub fn encode_claimed(
         &self,
-        texts: &[&str],
-        run: usize,
+        runs: &Runs<'_, '_>,
+        part: usize,
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        done: impl Fn(usize, Result<(Vec<u32>, Vec<u64>)>) + Sync,
-    ) {
-        use rayon::prelude::*;
-        let run = run.max(1);
-        texts.par_chunks(run).enumerate().for_each(|(part, chunk)| {
-            done(
-                part,
-                self.encode_run(part * run, chunk, specials, forbidden),
-            );
-        });
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        self.encode_run(part * runs.run, runs.texts(part), specials, forbidden)
     }
 
     /// Texts `first..` of a batch into one buffer of ids, with where each text's ids end.
@@ -336,6 +331,42 @@ impl Tokenizer {
     }
 }
 
+/// A batch cut into runs of texts that threads claim one at a time, each run once: a
+/// thread that also has other work (making Python lists) claims a run only when it is
+/// idle, so the work is shared out as it goes rather than fixed in advance.
+pub struct Runs<'b, 't> {
+    all: &'b [&'t str],
+    run: usize,
+    next: AtomicUsize,
+}
+
+impl<'b, 't> Runs<'b, 't> {
+    /// `texts` in runs of `run` texts (the last may be shorter).
+    pub fn new(texts: &'b [&'t str], run: usize) -> Self {
+        Runs {
+            all: texts,
+            run: run.max(1),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// The number of the next run no thread has claimed yet.
+    pub fn claim(&self) -> Option<usize> {
+        let part = self.next.fetch_add(1, Ordering::Relaxed);
+        (part * self.run < self.all.len()).then_some(part)
+    }
+
+    /// The index in the batch of run `part`'s first text.
+    pub fn first(&self, part: usize) -> usize {
+        part * self.run
+    }
+
+    fn texts(&self, part: usize) -> &'b [&'t str] {
+        let start = part * self.run;
+        &self.all[start..(start + self.run).min(self.all.len())]
+    }
+}
+
 fn in_text(index: usize, err: Error) -> Error {
     Error {
         message: format!("text {index} of the batch: {}", err.message),
@@ -366,7 +397,7 @@ struct PieceEncoder<'a, 't> {
     queue: [(&'t str, u64); AHEAD],
     head: usize,
     waiting: usize,
-    /// Pieces found so far.
+    /// Pieces found so far, plus one: the mode is chosen again each `RECHECK` pieces.
     seen: usize,
     /// Looking up each piece as it is found, with no queue.
     direct: bool,
@@ -467,12 +498,12 @@ impl PieceEncoder<'_, '_> {
     }
 
     /// Looks up the pieces still waiting; the first error, if any.
-    fn finish(mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         while self.waiting > 0 {
             self.lookup_oldest();
         }
         self.out.vec();
-        self.failure.map_or(Ok(()), Err)
+        self.failure.take().map_or(Ok(()), Err)
     }
 }
 

@@ -33,6 +33,7 @@ use crate::symbols::{
 };
 use cache::{new_owner, PieceIds};
 
+pub use encode::Runs;
 pub use specials::SpecialMatcher;
 
 #[derive(Debug, Clone)]
