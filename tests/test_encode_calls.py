@@ -152,6 +152,20 @@ def test_large_batches_give_each_texts_ids_in_order(byte_tok, num_threads) -> No
     assert byte_tok.encode_batch(BIG_BATCH[:5], num_threads=num_threads) == want[:5]
 
 
+@pytest.mark.parametrize("num_threads", [1, 2, 3])
+def test_a_batch_with_one_long_text_among_short_ones_keeps_every_text_in_place(
+    byte_tok, num_threads
+) -> None:
+    # Runs are cut by bytes: the long text makes a run of its own.
+    long = "lower newer wider " * 20_000
+    texts = BIG_BATCH[:2000] + [long, ""] + BIG_BATCH[2000:]
+    want = [byte_tok.encode(t, disallowed_special=()) for t in texts]
+    assert byte_tok.encode_batch(texts, num_threads=num_threads) == want
+    flat, offsets = byte_tok.encode_batch_to_numpy(texts, num_threads=num_threads)
+    assert [flat[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])] == want
+    assert byte_tok.count_batch(texts, num_threads=num_threads) == [len(w) for w in want]
+
+
 @pytest.mark.parametrize("num_threads", [None, 2])
 def test_large_batches_name_the_first_text_with_a_forbidden_token(byte_tok, num_threads) -> None:
     texts = list(BIG_BATCH)

@@ -318,7 +318,7 @@ impl PyModel {
         let threads = pool_threads(pool);
         let n = texts.len();
         // Short runs: the first lists can be made early, and the last run is short.
-        let runs = Runs::new(texts, n.div_ceil(32 * threads));
+        let runs = Runs::new(texts, 32 * threads);
         let list = new_list(py, n)?;
         let (sender, mut receiver) = std::sync::mpsc::channel::<(usize, Encoded)>();
         let (inner, shared) = (&self.inner, &runs);
@@ -345,7 +345,7 @@ impl PyModel {
                 let sender = sender.clone();
                 scope.spawn(move |_| {
                     while let Some(part) = shared.claim() {
-                        let encoded = inner.encode_claimed(shared, part, matcher, forbidden);
+                        let encoded = inner.encode_part(shared, part, matcher, forbidden);
                         // The receiver outlives this scope: sending cannot fail.
                         let _ = sender.send((part, encoded));
                     }
@@ -359,8 +359,8 @@ impl PyModel {
                     Err(TryRecvError::Disconnected) => return Ok(()),
                     Err(TryRecvError::Empty) => match shared.claim() {
                         Some(part) => {
-                            let encoded = py
-                                .detach(|| inner.encode_claimed(shared, part, matcher, forbidden));
+                            let encoded =
+                                py.detach(|| inner.encode_part(shared, part, matcher, forbidden));
                             take(part, encoded)?;
                         }
                         None => {

@@ -244,11 +244,10 @@ impl Tokenizer {
         }
         // Runs of texts, each encoded into one buffer: no vector per text. Several runs a
         // thread keep the threads evenly loaded.
-        let run = texts.len().div_ceil(8 * threads).max(1);
-        let parts = texts
-            .par_chunks(run)
-            .enumerate()
-            .map(|(part, chunk)| self.encode_run(part * run, chunk, specials, forbidden))
+        let runs = Runs::new(texts, 8 * threads);
+        let parts = (0..runs.len())
+            .into_par_iter()
+            .map(|part| self.encode_part(&runs, part, specials, forbidden))
             .collect::<Result<Vec<_>>>()?;
         // The runs are joined on the pool too: copying tens of megabytes of ids into fresh
         // pages is a few percent of a batch, serial if done here.
@@ -284,16 +283,15 @@ impl Tokenizer {
         Ok((flat, offsets))
     }
 
-    /// Run `part` of `runs`, claimed by this thread: its ids and where each of its texts'
-    /// ids end.
-    pub fn encode_claimed(
+    /// Run `part` of `runs`: its ids and where each of its texts' ids end.
+    pub fn encode_part(
         &self,
         runs: &Runs<'_, '_>,
         part: usize,
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
-        self.encode_run(part * runs.run, runs.texts(part), specials, forbidden)
+        self.encode_run(runs.first(part), runs.texts(part), specials, forbidden)
     }
 
     /// Texts `first..` of a batch into one buffer of ids, with where each text's ids end.
@@ -331,39 +329,67 @@ impl Tokenizer {
     }
 }
 
-/// A batch cut into runs of texts that threads claim one at a time, each run once: a
-/// thread that also has other work (making Python lists) claims a run only when it is
-/// idle, so the work is shared out as it goes rather than fixed in advance.
+/// A batch cut into runs of consecutive texts of about equal bytes (a text is never cut),
+/// which threads claim one at a time, each run once: a thread that also has other work
+/// (making Python lists) claims a run only when it is idle, so the work is shared out as
+/// it goes rather than fixed in advance. By bytes, not by count: one long text among
+/// short ones makes a run of its own instead of a run as long as many others.
 pub struct Runs<'b, 't> {
     all: &'b [&'t str],
-    run: usize,
+    /// Where each run starts, then the number of texts.
+    starts: Vec<usize>,
     next: AtomicUsize,
 }
 
 impl<'b, 't> Runs<'b, 't> {
-    /// `texts` in runs of `run` texts (the last may be shorter).
-    pub fn new(texts: &'b [&'t str], run: usize) -> Self {
+    /// `texts` in about `parts` runs (fewer when there are fewer texts, a few more when
+    /// long texts take whole runs).
+    pub fn new(texts: &'b [&'t str], parts: usize) -> Self {
+        // A text weighs its bytes plus one (a batch of empty texts is cut by count). A run
+        // goes up to its share of the weight, past it only for a text alone in its run.
+        let weight: usize = texts.iter().map(|t| t.len() + 1).sum();
+        let share = weight.div_ceil(parts.max(1)).max(1);
+        let mut starts = vec![0];
+        let mut run = 0;
+        for (i, text) in texts.iter().enumerate() {
+            let w = text.len() + 1;
+            if run > 0 && run + w > share {
+                starts.push(i);
+                run = 0;
+            }
+            run += w;
+        }
+        starts.push(texts.len());
         Runs {
             all: texts,
-            run: run.max(1),
+            starts,
             next: AtomicUsize::new(0),
         }
+    }
+
+    /// How many runs there are.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Whether the batch has no texts (then it has one empty run).
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
     }
 
     /// The number of the next run no thread has claimed yet.
     pub fn claim(&self) -> Option<usize> {
         let part = self.next.fetch_add(1, Ordering::Relaxed);
-        (part * self.run < self.all.len()).then_some(part)
+        (part < self.len()).then_some(part)
     }
 
     /// The index in the batch of run `part`'s first text.
     pub fn first(&self, part: usize) -> usize {
-        part * self.run
+        self.starts[part]
     }
 
-    fn texts(&self, part: usize) -> &'b [&'t str] {
-        let start = part * self.run;
-        &self.all[start..(start + self.run).min(self.all.len())]
+    pub(super) fn texts(&self, part: usize) -> &'b [&'t str] {
+        &self.all[self.starts[part]..self.starts[part + 1]]
     }
 }
 

@@ -440,3 +440,43 @@ fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
     assert_eq!(t.encode(&text, None).unwrap(), uncached);
     assert_eq!(t.encode(&text, None).unwrap(), uncached);
 }
+
+/// The texts of each run, as (first index, texts), in order.
+fn run_texts<'t>(runs: &Runs<'_, 't>) -> Vec<(usize, Vec<&'t str>)> {
+    (0..runs.len())
+        .map(|part| (runs.first(part), runs.texts(part).to_vec()))
+        .collect()
+}
+
+#[test]
+fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
+    let long = "x".repeat(100_000);
+    let mut texts: Vec<&str> = vec!["ab"; 1000];
+    texts[500] = &long;
+    let runs = Runs::new(&texts, 8);
+    let parts = run_texts(&runs);
+    // Every text once, in order, each run starting where the last ended.
+    let mut next = 0;
+    for (first, run) in &parts {
+        assert_eq!(*first, next);
+        assert!(!run.is_empty());
+        next += run.len();
+    }
+    assert_eq!(next, texts.len());
+    // The long text makes a run of its own; the short texts are not all in one run.
+    let with_long = parts.iter().find(|(_, run)| run.contains(&long.as_str()));
+    assert_eq!(with_long.map(|(_, run)| run.len()), Some(1));
+    assert!(parts.len() >= 3, "{} runs", parts.len());
+    // Empty texts are shared out by count.
+    let empty = vec![""; 1000];
+    let runs = Runs::new(&empty, 10);
+    let sizes: Vec<usize> = run_texts(&runs).iter().map(|(_, r)| r.len()).collect();
+    assert_eq!(sizes, vec![100; 10]);
+    // Runs are claimed once each, then none is left.
+    let claimed: Vec<usize> = std::iter::from_fn(|| runs.claim()).collect();
+    assert_eq!(claimed, (0..10).collect::<Vec<_>>());
+    assert_eq!(runs.claim(), None);
+    // No texts: one empty run; more runs asked than texts: one text a run.
+    assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
+    assert_eq!(Runs::new(&["a", "b", "c"], 16).len(), 3);
+}
