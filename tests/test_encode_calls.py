@@ -227,6 +227,41 @@ def test_each_id_in_a_list_holds_one_reference(byte_tok, encode) -> None:
     assert counts() == before
 
 
+@pytest.mark.skipif(
+    platform.python_implementation() != "CPython" or hasattr(sys, "gettotalrefcount"),
+    reason="counts of CPython's shared small ints, release builds",
+)
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda tok, texts: [tok.encode_ordinary(t) for t in texts],
+        lambda tok, texts: tok.encode_batch(texts * 300, num_threads=2),
+    ],
+    ids=["encode_ordinary", "big batch 2"],
+)
+def test_shared_small_ints_in_lists_are_counted_as_python_counts_them(byte_tok, encode) -> None:
+    # Ids up to 256 are CPython's shared small ints: counted like any int before 3.12,
+    # immortal (their count never moves) from 3.12. The direct fill must do the same.
+    texts = ["q, z. x; k! " * 5, "{[(<>)]}", "low lower"]
+    lists = encode(byte_tok, texts)
+    small = [i for ids in lists for i in ids if i <= 256]
+    assert len(set(small)) >= 5, "the texts should use several byte ids"
+    counted = {i: small.count(i) for i in set(small)}
+    values = sorted(counted)
+
+    def counts() -> list[int]:
+        return [sys.getrefcount(v) for v in values]
+
+    before = counts()
+    more = encode(byte_tok, texts)
+    assert more == lists
+    raised = [now - was for now, was in zip(counts(), before, strict=True)]
+    immortal = sys.version_info >= (3, 12)
+    assert raised == ([0] * len(values) if immortal else [counted[v] for v in values])
+    del more
+    assert counts() == before
+
+
 @pytest.mark.parametrize("num_threads", [None, 1, 2])
 def test_batches_take_any_sequence_of_str_and_name_a_text_that_is_not(
     byte_tok, num_threads

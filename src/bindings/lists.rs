@@ -11,16 +11,32 @@ use pyo3::sync::PyOnceLock;
 
 use super::errors::invalid_input;
 
-/// The largest int CPython keeps one shared object for (immortal from 3.12): its count is
-/// left to `Py_IncRef`, whatever the version does with it.
+/// The largest int CPython keeps one shared object for (immortal from 3.12).
 const SHARED_SMALL_INT_MAX: u32 = 256;
 
+/// How lists of ids are filled in this process (checked once).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// Through the C API.
+    Calls,
+    /// Slots written directly, each int's count raised in place: the shared small ints are
+    /// counted like any other (CPython before 3.12).
+    Counted,
+    /// Slots written directly; the shared small ints are immortal (3.12 on), so their
+    /// count is left alone, as `Py_INCREF` leaves it.
+    SmallImmortal,
+}
+
 // PyOnceLock: the check runs Python code, which may let another thread in meanwhile.
-static DIRECT: PyOnceLock<bool> = PyOnceLock::new();
+static FILL: PyOnceLock<Fill> = PyOnceLock::new();
+
+fn fill(py: Python<'_>) -> Fill {
+    *FILL.get_or_init(py, || layout_checked(py).unwrap_or(Fill::Calls))
+}
 
 /// Whether new lists can be filled by writing their slots (checked once per process).
 pub(super) fn direct(py: Python<'_>) -> bool {
-    *DIRECT.get_or_init(py, || layout_checked(py).unwrap_or(false))
+    fill(py) != Fill::Calls
 }
 
 /// A list of `n` empty slots, to be filled before it is returned to Python (a list dropped
@@ -39,11 +55,15 @@ pub(super) fn id_list<'py>(
     ids: &[u32],
 ) -> PyResult<Bound<'py, PyAny>> {
     let list = new_list(py, ids.len())?;
-    if direct(py) {
-        // SAFETY: `direct` checked that a list's slot array is the pointer after its
-        // PyVarObject header and that a count is a plain machine word here; the list is
-        // new, has `ids.len()` empty slots and is not yet visible to any other code. Each
-        // slot is written once with a new strong reference.
+    let fill = fill(py);
+    if fill != Fill::Calls {
+        let immortal = fill == Fill::SmallImmortal;
+        // Where an immortal small int's increment goes instead of its count.
+        let mut sink: ffi::Py_ssize_t = 0;
+        // SAFETY: `fill` checked that a list's slot array is the pointer after its
+        // PyVarObject header, that a count is a plain machine word here, and which ints
+        // are counted; the list is new, has `ids.len()` empty slots and is not yet visible
+        // to any other code. Each slot is written once with a new strong reference.
         unsafe {
             let slots = *list
                 .as_ptr()
@@ -52,12 +72,19 @@ pub(super) fn id_list<'py>(
                 .cast::<*mut *mut ffi::PyObject>();
             for (i, &id) in ids.iter().enumerate() {
                 let item = match ints.get(id as usize) {
-                    Some(int) if id > SHARED_SMALL_INT_MAX => {
+                    Some(int) => {
                         let ptr = int.as_ptr();
-                        *ptr.cast::<ffi::Py_ssize_t>() += 1;
+                        // No branch on the kind of int: one mispredicted here (small ids
+                        // are 10-27% of a text's, in no order) stalled the loads of the
+                        // ints around it (docs/performance.md).
+                        let count = std::hint::select_unpredictable(
+                            immortal && id <= SHARED_SMALL_INT_MAX,
+                            &raw mut sink,
+                            ptr.cast::<ffi::Py_ssize_t>(),
+                        );
+                        *count += 1;
                         ptr
                     }
-                    Some(int) => int.clone_ref(py).into_ptr(),
                     None => id.into_pyobject(py)?.into_ptr(),
                 };
                 *slots.add(i) = item;
@@ -79,13 +106,14 @@ pub(super) fn id_list<'py>(
 }
 
 /// Whether this interpreter is a CPython whose lists and counts have the layout `id_list`
-/// writes: checked on a real list and a real int, not on a version number.
-fn layout_checked(py: Python<'_>) -> PyResult<bool> {
+/// writes, and whether its shared small ints are counted: checked on a real list and real
+/// ints, not on a version number.
+fn layout_checked(py: Python<'_>) -> PyResult<Fill> {
     let sys = py.import("sys")?;
     let name: String = sys.getattr("implementation")?.getattr("name")?.extract()?;
     // A debug build also keeps a total of all counts, which a direct write would skip.
     if name != "cpython" || sys.hasattr("gettotalrefcount")? {
-        return Ok(false);
+        return Ok(Fill::Calls);
     }
     // Two distinct ints that are not shared small ints, and a list holding them.
     let first = 1_000_003u32.into_pyobject(py)?.into_any();
@@ -109,19 +137,36 @@ fn layout_checked(py: Python<'_>) -> PyResult<bool> {
             .add(std::mem::size_of::<ffi::PyObject>())
             .cast::<ffi::Py_ssize_t>();
         if size != 2 {
-            return Ok(false);
+            return Ok(Fill::Calls);
         }
         let slots = *head
             .add(std::mem::size_of::<ffi::PyVarObject>())
             .cast::<*const *mut ffi::PyObject>();
         if slots.is_null() || *slots != first.as_ptr() || *slots.add(1) != second.as_ptr() {
-            return Ok(false);
+            return Ok(Fill::Calls);
         }
-        let count = |obj: &Bound<'_, PyAny>| *obj.as_ptr().cast::<ffi::Py_ssize_t>();
-        let before = count(&first);
-        ffi::Py_IncRef(first.as_ptr());
-        let raised = count(&first);
-        ffi::Py_DecRef(first.as_ptr());
-        Ok(before > 0 && before < 1 << 20 && raised == before + 1 && count(&first) == before)
+        // What Py_IncRef and Py_DecRef do to an int's count: (before, raised, after).
+        let counts = |obj: &Bound<'_, PyAny>| {
+            let count = || *obj.as_ptr().cast::<ffi::Py_ssize_t>();
+            let before = count();
+            ffi::Py_IncRef(obj.as_ptr());
+            let raised = count();
+            ffi::Py_DecRef(obj.as_ptr());
+            (before, raised, count())
+        };
+        let (before, raised, after) = counts(&first);
+        if !(before > 0 && before < 1 << 20 && raised == before + 1 && after == before) {
+            return Ok(Fill::Calls);
+        }
+        // A shared small int: counted as any int, or immortal (its count never moves).
+        let small = 7u32.into_pyobject(py)?.into_any();
+        let (before, raised, after) = counts(&small);
+        Ok(if raised == before + 1 && after == before {
+            Fill::Counted
+        } else if raised == before && after == before {
+            Fill::SmallImmortal
+        } else {
+            Fill::Calls
+        })
     }
 }

@@ -38,7 +38,6 @@ fn pretokenize_first_difference(
         .map_err(to_py_err)
 }
 
-/// The submodule, also registered as `subword._core._testing` so that it can be imported.
 /// Whether lists of ids are filled by writing their slots (`lists`), not item by item
 /// through the C API.
 #[pyfunction]
@@ -46,6 +45,7 @@ fn lists_written_directly(py: Python<'_>) -> bool {
     super::lists::direct(py)
 }
 
+/// The submodule, also registered as `subword._core._testing` so that it can be imported.
 pub(super) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = parent.py();
     let m = PyModule::new(py, "_testing")?;
