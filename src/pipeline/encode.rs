@@ -185,29 +185,6 @@ impl Tokenizer {
         Ok(out)
     }
 
-    /// Encodes each text on the rayon pool; results in input order. A text containing a
-    /// `forbidden` special token is an error naming the text.
-    pub fn encode_batch(
-        &self,
-        texts: &[&str],
-        specials: Option<&SpecialMatcher>,
-        forbidden: Option<&SpecialMatcher>,
-    ) -> Result<Vec<Vec<u32>>> {
-        use rayon::prelude::*;
-        texts
-            .par_iter()
-            .enumerate()
-            .map(|(i, text)| {
-                let mut ids = Vec::new();
-                let mut cache = PieceCache::take(self.cache_owner);
-                let result =
-                    self.encode_in_batch(i, text, specials, forbidden, &mut ids, &mut cache);
-                cache.give_back();
-                result.map(|()| ids)
-            })
-            .collect()
-    }
-
     /// Text `index` of a batch, its ids appended to `out`: the forbidden-token check,
     /// then `encode`; an error names the text.
     fn encode_in_batch(

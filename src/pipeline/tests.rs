@@ -208,7 +208,7 @@ fn specials_allowed_and_forbidden() {
         "{}",
         err.message
     );
-    let batch = t.encode_batch(&["ab", "<s>"], None, Some(&matcher));
+    let batch = t.encode_batch_flat(&["ab", "<s>"], None, Some(&matcher));
     assert!(batch
         .unwrap_err()
         .message
