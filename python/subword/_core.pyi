@@ -2,7 +2,7 @@
 # does nothing else; the public API is the Python package around it. Options dicts are
 # parsed in one place, src/bindings/options.rs: keys as in `subword.config`.
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import numpy as np
@@ -102,14 +102,14 @@ class Model:
     ) -> npt.NDArray[np.uint32]: ...
     def encode_batch(
         self,
-        texts: Sequence[str],
+        texts: Iterable[str],
         specials: Specials | None = None,
         forbidden: Specials | None = None,
         num_threads: int | None = None,
     ) -> list[list[int]]: ...
     def encode_batch_to_numpy(
         self,
-        texts: Sequence[str],
+        texts: Iterable[str],
         specials: Specials | None = None,
         forbidden: Specials | None = None,
         num_threads: int | None = None,
@@ -142,7 +142,7 @@ def count(
 ) -> int: ...
 def count_batch(
     model: Model,
-    texts: Sequence[str],
+    texts: Iterable[str],
     specials: Specials | None = None,
     forbidden: Specials | None = None,
     num_threads: int | None = None,

@@ -91,14 +91,6 @@ def _split_specials(text: str, tokens: list[str]) -> list[str]:
     return [part for part in re.split(f"({pattern})", text) if part]
 
 
-def _naming_the_text(texts: Sequence[object], error: TypeError) -> TypeError:
-    """The core's TypeError for a batch, naming the first text that is not a str."""
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            return TypeError(f"text {i} of the batch is {type(text).__name__}, not str")
-    return error
-
-
 class Tokenizer(_core.TokenizerBase):
     """A BPE tokenizer. Build one with `subword.train(...)` or `subword.load(path)`."""
 
@@ -430,8 +422,6 @@ class Tokenizer(_core.TokenizerBase):
         except UnicodeEncodeError:  # lone surrogates: as tiktoken
             texts = [utf8_safe(t) for t in texts]
             return self._core.encode_batch(texts, matcher, forbidden, num_threads)
-        except TypeError as e:
-            raise _naming_the_text(texts, e) from None
 
     def _encode_to_numpy(
         self,
@@ -481,8 +471,6 @@ class Tokenizer(_core.TokenizerBase):
         except UnicodeEncodeError:  # lone surrogates: as tiktoken
             texts = [utf8_safe(t) for t in texts]
             return self._core.encode_batch_to_numpy(texts, matcher, forbidden, num_threads)
-        except TypeError as e:
-            raise _naming_the_text(texts, e) from None
 
     # --- offsets, counting, truncation (subword.offsets, src/pipeline/) ------------------
     def encode_with_offsets(
@@ -540,8 +528,6 @@ class Tokenizer(_core.TokenizerBase):
         except UnicodeEncodeError:  # lone surrogates: as `encode_batch`
             texts = [utf8_safe(t) for t in texts]
             return _core.count_batch(self._core, texts, matcher, forbidden, num_threads)
-        except TypeError as e:
-            raise _naming_the_text(texts, e) from None
 
     def truncate(
         self,

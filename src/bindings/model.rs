@@ -353,16 +353,16 @@ impl PyModel {
             }
             drop(sender);
             loop {
-                match receiver.try_recv() {
-                    Ok((part, encoded)) => take(part, encoded)?,
+                // A finished run of the pool's; else a run encoded here; else wait for one.
+                let (part, encoded) = match receiver.try_recv() {
+                    Ok(message) => message,
                     // Every run was claimed and the pool's are all here.
                     Err(TryRecvError::Disconnected) => return Ok(()),
                     Err(TryRecvError::Empty) => match shared.claim() {
-                        Some(part) => {
-                            let encoded =
-                                py.detach(|| inner.encode_part(shared, part, matcher, forbidden));
-                            take(part, encoded)?;
-                        }
+                        Some(part) => (
+                            part,
+                            py.detach(|| inner.encode_part(shared, part, matcher, forbidden)),
+                        ),
                         None => {
                             // Waiting without the GIL: other Python threads may run.
                             let (back, message) = py.detach(move || {
@@ -371,12 +371,13 @@ impl PyModel {
                             });
                             receiver = back;
                             match message {
-                                Ok((part, encoded)) => take(part, encoded)?,
+                                Ok(message) => message,
                                 Err(_) => return Ok(()),
                             }
                         }
                     },
-                }
+                };
+                take(part, encoded)?;
             }
         })?;
         if let Some((_, e)) = failed {

@@ -1,9 +1,10 @@
 //! Counting: how many tokens `encode` gives, without handing the ids to the caller. The
 //! ids go into one reused buffer per thread, so a count costs an encode and nothing else.
 
+use super::encode::in_text;
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 impl Tokenizer {
     /// `encode(text, specials).len()`; a `forbidden` special token in `text` is an error.
@@ -45,10 +46,7 @@ impl Tokenizer {
             .enumerate()
             .map_init(Vec::new, |buffer, (i, text)| {
                 self.count_into(text, specials, forbidden, buffer)
-                    .map_err(|e| Error {
-                        message: format!("text {i} of the batch: {}", e.message),
-                        ..e
-                    })
+                    .map_err(|e| in_text(i, e))
             })
             .collect()
     }

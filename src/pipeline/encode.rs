@@ -222,7 +222,7 @@ impl Tokenizer {
         // Runs of texts, each encoded into one buffer: no vector per text. Several runs a
         // thread keep the threads evenly loaded.
         let runs = Runs::new(texts, 8 * threads);
-        let parts = (0..runs.len())
+        let parts = (0..runs.count())
             .into_par_iter()
             .map(|part| self.encode_part(&runs, part, specials, forbidden))
             .collect::<Result<Vec<_>>>()?;
@@ -268,24 +268,14 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
-        self.encode_run(runs.first(part), runs.texts(part), specials, forbidden)
-    }
-
-    /// Texts `first..` of a batch into one buffer of ids, with where each text's ids end.
-    fn encode_run(
-        &self,
-        first: usize,
-        texts: &[&str],
-        specials: Option<&SpecialMatcher>,
-        forbidden: Option<&SpecialMatcher>,
-    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        let texts = runs.texts(part);
         let mut ends = Vec::with_capacity(texts.len());
-        let ids = self.encode_run_into(first, texts, specials, forbidden, &mut ends)?;
+        let ids = self.encode_run_into(runs.first(part), texts, specials, forbidden, &mut ends)?;
         Ok((ids, ends))
     }
 
-    /// `encode_run`, pushing where each text's ids end onto `ends`. The thread's cache is
-    /// taken once for the run, not once a text.
+    /// Texts `first..` of a batch into one buffer of ids, pushing where each text's ids end
+    /// onto `ends`. The thread's cache is taken once for the run, not once a text.
     fn encode_run_into(
         &self,
         first: usize,
@@ -344,20 +334,15 @@ impl<'b, 't> Runs<'b, 't> {
         }
     }
 
-    /// How many runs there are.
-    pub fn len(&self) -> usize {
+    /// How many runs there are (one, empty, for a batch of no texts).
+    pub fn count(&self) -> usize {
         self.starts.len() - 1
-    }
-
-    /// Whether the batch has no texts (then it has one empty run).
-    pub fn is_empty(&self) -> bool {
-        self.all.is_empty()
     }
 
     /// The number of the next run no thread has claimed yet.
     pub fn claim(&self) -> Option<usize> {
         let part = self.next.fetch_add(1, Ordering::Relaxed);
-        (part < self.len()).then_some(part)
+        (part < self.count()).then_some(part)
     }
 
     /// The index in the batch of run `part`'s first text.
@@ -370,7 +355,8 @@ impl<'b, 't> Runs<'b, 't> {
     }
 }
 
-fn in_text(index: usize, err: Error) -> Error {
+/// `err` as an error of text `index` of a batch.
+pub(super) fn in_text(index: usize, err: Error) -> Error {
     Error {
         message: format!("text {index} of the batch: {}", err.message),
         ..err

@@ -443,7 +443,7 @@ fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
 
 /// The texts of each run, as (first index, texts), in order.
 fn run_texts<'t>(runs: &Runs<'_, 't>) -> Vec<(usize, Vec<&'t str>)> {
-    (0..runs.len())
+    (0..runs.count())
         .map(|part| (runs.first(part), runs.texts(part).to_vec()))
         .collect()
 }
@@ -478,5 +478,5 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     assert_eq!(runs.claim(), None);
     // No texts: one empty run; more runs asked than texts: one text a run.
     assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
-    assert_eq!(Runs::new(&["a", "b", "c"], 16).len(), 3);
+    assert_eq!(Runs::new(&["a", "b", "c"], 16).count(), 3);
 }
