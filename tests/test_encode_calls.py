@@ -202,7 +202,7 @@ def test_lists_are_written_directly_on_cpython() -> None:
         lambda tok, texts: [tok.encode(t, allowed_special="all") for t in texts],
         lambda tok, texts: tok.encode_batch(texts, num_threads=1),
         lambda tok, texts: tok.encode_batch(texts, num_threads=2),
-        lambda tok, texts: tok.encode_batch(texts * 300, num_threads=2),  # made while encoding
+        lambda tok, texts: tok.encode_batch(texts * 1000, num_threads=2),  # 166 kB: overlapped
     ],
     ids=["encode", "encode_ordinary", "python route", "batch 1", "batch 2", "big batch 2"],
 )
@@ -236,7 +236,7 @@ def test_each_id_in_a_list_holds_one_reference(byte_tok, encode) -> None:
     "encode",
     [
         lambda tok, texts: [tok.encode_ordinary(t) for t in texts],
-        lambda tok, texts: tok.encode_batch(texts * 300, num_threads=2),
+        lambda tok, texts: tok.encode_batch(texts * 2000, num_threads=2),
     ],
     ids=["encode_ordinary", "big batch 2"],
 )

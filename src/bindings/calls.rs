@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::errors::{invalid_input, to_py_err};
-use super::model::{detached_if_long, on_threads, PyModel};
+use super::model::{detached_if_long, PyModel};
+use super::pool::pool_for;
 use super::specials::Specials;
 use super::texts::Texts;
 use crate::pipeline::offsets::Span;
@@ -47,7 +48,7 @@ fn count(
     detached_if_long(py, text, || tokenizer.count(text, matcher, forbidden)).map_err(to_py_err)
 }
 
-/// `count` of each text, in parallel on the rayon pool (or on `num_threads` threads).
+/// `count` of each text, on all cores (or on `num_threads` threads).
 #[pyfunction]
 #[pyo3(signature = (model, texts, specials=None, forbidden=None, num_threads=None))]
 fn count_batch<'py>(
@@ -62,9 +63,9 @@ fn count_batch<'py>(
     let texts = Texts::new(texts)?;
     let refs = texts.strs();
     let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
-    on_threads(py, num_threads, || {
-        tokenizer.count_batch(refs, matcher, forbidden)
-    })
+    let pool = pool_for(num_threads)?;
+    py.detach(|| tokenizer.count_batch(refs, matcher, forbidden, pool.as_deref()))
+        .map_err(to_py_err)
 }
 
 /// One id's bytes and whether it starts a word (greedy models), for streaming decode.

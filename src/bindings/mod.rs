@@ -32,7 +32,7 @@ use pyo3::prelude::*;
 // What `nmt.rs` takes from here.
 use counter::WordCounter;
 pub(crate) use errors::to_py_err;
-pub(crate) use pool::{parallel, parallel_on};
+pub(crate) use pool::parallel;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,12 +8,12 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
 use super::errors::{invalid_input, to_py_err};
 use super::lists::{self, new_list};
 use super::options::model_config;
-use super::parallel_on;
-use super::pool::{in_place_scope, install, pool_for, pool_threads};
+use super::pool::{in_place_scope, pool_for};
 use super::specials::Specials;
 use super::texts::Texts;
 use crate::formats::{sentencepiece, tiktoken};
-use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
+use crate::pipeline::{Runs, SpecialMatcher, Tokenizer, PARALLEL_MIN_BYTES};
+use crate::threads::pool_threads;
 use rayon::ThreadPool;
 use std::sync::mpsc::TryRecvError;
 use std::sync::Arc;
@@ -177,14 +177,13 @@ impl PyModel {
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let pool = pool_for(num_threads)?;
         let bytes: usize = refs.iter().map(|t| t.len()).sum();
-        if pool_threads(&pool) >= 2 && bytes >= OVERLAP_MIN_BYTES {
+        if pool_threads(pool.as_deref()) >= 2 && bytes >= PARALLEL_MIN_BYTES {
             return self.lists_while_encoding(py, refs, matcher, forbidden, &pool);
         }
         let (ids, offsets) = py
             .detach(|| {
-                install(&pool, || {
-                    self.inner.encode_batch_flat(refs, matcher, forbidden)
-                })
+                self.inner
+                    .encode_batch_flat(refs, matcher, forbidden, pool.as_deref())
             })
             .map_err(to_py_err)?;
         let list = new_list(py, refs.len())?;
@@ -208,9 +207,13 @@ impl PyModel {
         let texts = Texts::new(texts)?;
         let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
-        let (flat, offsets) = on_threads(py, num_threads, || {
-            self.inner.encode_batch_flat(refs, matcher, forbidden)
-        })?;
+        let pool = pool_for(num_threads)?;
+        let (flat, offsets) = py
+            .detach(|| {
+                self.inner
+                    .encode_batch_flat(refs, matcher, forbidden, pool.as_deref())
+            })
+            .map_err(to_py_err)?;
         Ok((flat.into_pyarray(py), offsets.into_pyarray(py)))
     }
 
@@ -315,7 +318,7 @@ impl PyModel {
         pool: &Option<Arc<ThreadPool>>,
     ) -> PyResult<Bound<'py, PyList>> {
         type Encoded = crate::error::Result<(Vec<u32>, Vec<u64>)>;
-        let threads = pool_threads(pool);
+        let threads = pool_threads(pool.as_deref());
         let n = texts.len();
         // Short runs: the first lists can be made early, and the last run is short.
         let runs = Runs::new(texts, 32 * threads);
@@ -458,10 +461,6 @@ fn with_scratch<T>(f: impl FnOnce(&mut Vec<u32>) -> T) -> T {
     })
 }
 
-/// Batches smaller than this (in bytes) make their lists after encoding: overlapping the two
-/// costs more than it saves on a tiny batch.
-const OVERLAP_MIN_BYTES: usize = 1 << 14;
-
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs
 /// about as much as encoding a short line, and other threads gain nothing in that time.
 const DETACH_MIN_BYTES: usize = 2048;
@@ -477,15 +476,6 @@ pub(super) fn detached_if_long<T: Send>(
     } else {
         py.detach(work)
     }
-}
-
-/// Runs `work` without the GIL, on the global rayon pool or on `num_threads` threads.
-pub(super) fn on_threads<T: Send>(
-    py: Python<'_>,
-    num_threads: Option<usize>,
-    work: impl FnOnce() -> crate::error::Result<T> + Send + Sync,
-) -> PyResult<T> {
-    parallel_on(py, num_threads, work)?.map_err(to_py_err)
 }
 
 /// Where the merge that builds each token of a ranked byte vocabulary, (token, rank)

@@ -6,9 +6,9 @@
 //! that may run on the pool goes through `parallel`: in the process that first used the
 //! pool it runs as usual; in a forked child it runs on a pool of the child's own.
 //!
-//! Work on a chosen number of threads (`num_threads=`) goes through `parallel_on`, whose
-//! pools are kept for the next call of the same size: a new pool has new threads, and each
-//! thread's piece cache (`pipeline/cache.rs`) would start empty at every call.
+//! Work on a chosen number of threads (`num_threads=`) runs on the pool `pool_for` gives,
+//! kept for the next call of the same size: a new pool has new threads, and each thread's
+//! piece cache (`pipeline/cache.rs`) would start empty at every call.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -28,7 +28,11 @@ const SIZED_POOLS_KEPT: usize = 4;
 
 /// Runs `work` without the GIL on a pool whose threads exist in this process.
 pub(crate) fn parallel<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
-    parallel_on(py, None, work)
+    let pool = pool_for(None)?;
+    Ok(py.detach(|| match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }))
 }
 
 /// The pool that work on `threads` threads (rayon's global pool for `None`) runs on in
@@ -47,12 +51,6 @@ pub(crate) fn pool_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool
     }
 }
 
-/// How many threads `pool` (from `pool_for`) has.
-pub(crate) fn pool_threads(pool: &Option<Arc<ThreadPool>>) -> usize {
-    pool.as_ref()
-        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
-}
-
 /// rayon's `in_place_scope` on `pool` (from `pool_for`): `op` runs in the calling thread,
 /// the work it spawns on the pool, and the call returns once that work is done.
 pub(crate) fn in_place_scope<'scope, R>(
@@ -62,17 +60,6 @@ pub(crate) fn in_place_scope<'scope, R>(
     match pool {
         Some(pool) => pool.in_place_scope(op),
         None => rayon::in_place_scope(op),
-    }
-}
-
-/// Runs `work` on `pool` (from `pool_for`), in the calling thread.
-pub(crate) fn install<T: Send>(
-    pool: &Option<Arc<ThreadPool>>,
-    work: impl FnOnce() -> T + Send,
-) -> T {
-    match pool {
-        Some(pool) => pool.install(work),
-        None => work(),
     }
 }
 
@@ -95,16 +82,6 @@ fn child_pool(pid: u32) -> PyResult<Arc<ThreadPool>> {
     );
     *slot = Some((pid, pool.clone()));
     Ok(pool)
-}
-
-/// `parallel`, or on a pool of `threads` threads (kept for the next call of that size).
-pub(crate) fn parallel_on<T: Send>(
-    py: Python<'_>,
-    threads: Option<usize>,
-    work: impl FnOnce() -> T + Send,
-) -> PyResult<T> {
-    let pool = pool_for(threads)?;
-    Ok(py.detach(|| install(&pool, work)))
 }
 
 fn sized_pool(n: usize) -> PyResult<Arc<ThreadPool>> {

@@ -1,7 +1,7 @@
 //! Counting: how many tokens `encode` gives, without handing the ids to the caller. The
 //! ids go into one reused buffer per thread, so a count costs an encode and nothing else.
 
-use super::encode::in_text;
+use super::encode::{in_text, Runs, PARALLEL_MIN_BYTES};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::Result;
@@ -33,21 +33,33 @@ impl Tokenizer {
         Ok(buffer.len())
     }
 
-    /// `count` of each text on the rayon pool, in input order; an error names the text.
+    /// `count` of each text, in input order, on the calling thread and all but one of
+    /// `pool`'s threads (rayon's global pool for `None`); an error names the text.
     pub fn count_batch(
         &self,
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
+        pool: Option<&rayon::ThreadPool>,
     ) -> Result<Vec<usize>> {
-        use rayon::prelude::*;
-        texts
-            .par_iter()
-            .enumerate()
-            .map_init(Vec::new, |buffer, (i, text)| {
-                self.count_into(text, specials, forbidden, buffer)
-                    .map_err(|e| in_text(i, e))
-            })
-            .collect()
+        let threads = crate::threads::pool_threads(pool);
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let parts = if threads <= 1 || bytes < PARALLEL_MIN_BYTES {
+            1
+        } else {
+            8 * threads
+        };
+        let runs = Runs::new(texts, parts);
+        let counts = runs.each(pool, |part| {
+            let mut buffer = Vec::new();
+            let first = runs.first(part);
+            (runs.texts(part).iter().enumerate())
+                .map(|(k, text)| {
+                    self.count_into(text, specials, forbidden, &mut buffer)
+                        .map_err(|e| in_text(first + k, e))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        Ok(counts.concat())
     }
 }

@@ -1,6 +1,7 @@
 //! Encoding: normalize → special tokens → pre-tokenize → per piece, the cache or the
 //! algorithm → ids. Once the cache is large, pieces go through a short queue so that each
-//! one's cache slot is prefetched before it is looked up; batches run on the rayon pool.
+//! one's cache slot is prefetched before it is looked up; batches run on the calling thread
+//! and a rayon pool's.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
 use super::cache::{self, PieceCache, INLINE_IDS};
@@ -11,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::pretokenize::PieceSink;
 use crate::rng::SplitMix64;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 impl Tokenizer {
     /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
@@ -202,17 +204,19 @@ impl Tokenizer {
             .map_err(|e| in_text(index, e))
     }
 
-    /// `encode_batch` as one flat list of ids and the offsets where each text's ids start
-    /// (one more offset than texts, the last being the total).
+    /// A batch as one flat list of ids and the offsets where each text's ids start (one
+    /// more offset than texts, the last being the total), encoded on the calling thread
+    /// and all but one of `pool`'s threads (rayon's global pool for `None`).
     pub fn encode_batch_flat(
         &self,
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
+        pool: Option<&rayon::ThreadPool>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
-        use rayon::prelude::*;
-        let threads = rayon::current_num_threads();
-        if threads <= 1 {
+        let threads = crate::threads::pool_threads(pool);
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        if threads <= 1 || bytes < PARALLEL_MIN_BYTES {
             // One run straight into the result: nothing to join.
             let mut offsets = Vec::with_capacity(texts.len() + 1);
             offsets.push(0);
@@ -222,12 +226,11 @@ impl Tokenizer {
         // Runs of texts, each encoded into one buffer: no vector per text. Several runs a
         // thread keep the threads evenly loaded.
         let runs = Runs::new(texts, 8 * threads);
-        let parts = (0..runs.count())
-            .into_par_iter()
-            .map(|part| self.encode_part(&runs, part, specials, forbidden))
-            .collect::<Result<Vec<_>>>()?;
-        // The runs are joined on the pool too: copying tens of megabytes of ids into fresh
-        // pages is a few percent of a batch, serial if done here.
+        let parts = runs.each(pool, |part| {
+            self.encode_part(&runs, part, specials, forbidden)
+        })?;
+        // The runs are joined by the team too: copying tens of megabytes of ids into fresh
+        // pages is a few percent of a batch, serial if done by one thread.
         let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
         let mut offsets = vec![0u64; texts.len() + 1];
         let mut slots = Vec::with_capacity(parts.len());
@@ -240,22 +243,19 @@ impl Tokenizer {
             (ids_left, ends_left) = (ids_rest, ends_rest);
             base += ids.len() as u64;
         }
-        let join = |(ids_slot, ends_slot, base, ids, ends): (
-            &mut [u32],
-            &mut [u64],
-            u64,
-            &Vec<u32>,
-            &Vec<u64>,
-        )| {
-            ids_slot.copy_from_slice(ids);
-            for (slot, end) in ends_slot.iter_mut().zip(ends) {
-                *slot = base + end;
+        let slots = Mutex::new(slots);
+        let join = || {
+            while let Some((ids_slot, ends_slot, base, ids, ends)) = lock(&slots).pop() {
+                ids_slot.copy_from_slice(ids);
+                for (slot, end) in ends_slot.iter_mut().zip(ends) {
+                    *slot = base + end;
+                }
             }
         };
         if base >= PARALLEL_JOIN_MIN_IDS {
-            slots.into_par_iter().for_each(join);
+            crate::threads::team(pool, join);
         } else {
-            slots.into_iter().for_each(join);
+            join();
         }
         Ok((flat, offsets))
     }
@@ -345,6 +345,29 @@ impl<'b, 't> Runs<'b, 't> {
         (part < self.count()).then_some(part)
     }
 
+    /// `f` of every run, in run order, computed by the calling thread and all but one of
+    /// `pool`'s threads (`crate::threads::team`); the error of the earliest run that failed.
+    pub fn each<T: Send>(
+        &self,
+        pool: Option<&rayon::ThreadPool>,
+        f: impl Fn(usize) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        if self.count() == 1 {
+            return Ok(vec![f(0)?]);
+        }
+        let done = Mutex::new(Vec::with_capacity(self.count()));
+        crate::threads::team(pool, || {
+            let mut mine = Vec::new();
+            while let Some(part) = self.claim() {
+                mine.push((part, f(part)));
+            }
+            lock(&done).extend(mine);
+        });
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.sort_unstable_by_key(|(part, _)| *part);
+        done.into_iter().map(|(_, result)| result).collect()
+    }
+
     /// The index in the batch of run `part`'s first text.
     pub fn first(&self, part: usize) -> usize {
         self.starts[part]
@@ -366,6 +389,16 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
 /// A batch with fewer ids is joined on the calling thread: handing the copies to the pool
 /// costs more than they take.
 const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
+
+/// A batch of fewer bytes is encoded on the calling thread alone: a sleeping pool thread
+/// wakes too late to take a share of it
+/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it).
+pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
+
+/// `mutex`'s guard; a thread that panicked holding it left nothing half-written here.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Pieces are looked up this many pieces after their cache slot was prefetched.
 const AHEAD: usize = 8;

@@ -33,7 +33,7 @@ use crate::symbols::{
 };
 use cache::{new_owner, PieceIds};
 
-pub use encode::Runs;
+pub use encode::{Runs, PARALLEL_MIN_BYTES};
 pub use specials::SpecialMatcher;
 
 #[derive(Debug, Clone)]

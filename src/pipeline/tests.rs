@@ -208,7 +208,7 @@ fn specials_allowed_and_forbidden() {
         "{}",
         err.message
     );
-    let batch = t.encode_batch_flat(&["ab", "<s>"], None, Some(&matcher));
+    let batch = t.encode_batch_flat(&["ab", "<s>"], None, Some(&matcher), None);
     assert!(batch
         .unwrap_err()
         .message
@@ -238,7 +238,7 @@ fn the_cache_gives_the_ids_of_the_uncached_path() {
     assert_eq!(first, uncached);
     assert_eq!(again, uncached);
     let (flat, offsets) = t
-        .encode_batch_flat(&[text, "ab", text], None, None)
+        .encode_batch_flat(&[text, "ab", text], None, None, None)
         .unwrap();
     assert_eq!(
         offsets,
@@ -479,4 +479,53 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     // No texts: one empty run; more runs asked than texts: one text a run.
     assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
     assert_eq!(Runs::new(&["a", "b", "c"], 16).count(), 3);
+}
+
+#[test]
+fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
+    let specials = vec![("<s>".to_string(), 300)];
+    let t = Tokenizer::new(
+        c,
+        byte_vocab(&["ab", "abab"]),
+        &merges(&[("a", "b"), ("ab", "ab")]),
+        specials.clone(),
+    )
+    .unwrap();
+    let mut texts: Vec<String> = (0..3000)
+        .map(|i| format!("ab {i} abab{}", " ba".repeat(i % 7)))
+        .collect();
+    texts[10] = "ab ".repeat(100_000); // longer than a run's share
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let bytes: usize = refs.iter().map(|t| t.len()).sum();
+    assert!(bytes >= encode::PARALLEL_MIN_BYTES);
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (flat, offsets) = t.encode_batch_flat(&refs, None, None, Some(&pool)).unwrap();
+        assert_eq!(offsets.len(), refs.len() + 1);
+        for (i, text) in refs.iter().enumerate() {
+            let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
+            assert_eq!(
+                ids,
+                t.encode(text, None).unwrap(),
+                "text {i}, {threads} threads"
+            );
+        }
+        // A forbidden special token in two texts: the error names the first.
+        let matcher = SpecialMatcher::new(&specials).unwrap().unwrap();
+        let mut bad = refs.clone();
+        bad[2990] = "<s>";
+        bad[1500] = "x <s>";
+        let err = t
+            .encode_batch_flat(&bad, None, Some(&matcher), Some(&pool))
+            .unwrap_err();
+        assert!(
+            err.message.starts_with("text 1500 of the batch"),
+            "{}",
+            err.message
+        );
+    }
 }
