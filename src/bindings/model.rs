@@ -105,18 +105,10 @@ impl PyModel {
         seed: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         let matcher = specials.map(|s| &s.inner);
-        // The short path is written out here and in `encode_to_numpy`: a shared generic
-        // helper measured 5–10% more per array call (docs/performance.md).
-        if dropout.is_none() && text.len() < DETACH_MIN_BYTES {
-            return with_scratch(|ids| {
-                if let Some(forbidden) = forbidden {
-                    forbidden.inner.refuse_in(text).map_err(to_py_err)?;
-                }
-                self.inner
-                    .encode_into(text, matcher, ids)
-                    .map_err(to_py_err)?;
-                self.id_list(py, ids)
-            });
+        if dropout.is_none() {
+            if let Some(list) = self.encode_short(py, text, specials, forbidden) {
+                return Ok(list);
+            }
         }
         let ids = detached_if_long(py, text, || {
             if let Some(forbidden) = forbidden {
@@ -141,18 +133,10 @@ impl PyModel {
         specials: Option<&Specials>,
         forbidden: Option<&Specials>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let matcher = specials.map(|s| &s.inner);
-        if text.len() < DETACH_MIN_BYTES {
-            return with_scratch(|ids| {
-                if let Some(forbidden) = forbidden {
-                    forbidden.inner.refuse_in(text).map_err(to_py_err)?;
-                }
-                self.inner
-                    .encode_into(text, matcher, ids)
-                    .map_err(to_py_err)?;
-                Ok(PyArray1::from_slice(py, ids))
-            });
+        if let Some(array) = self.encode_short_to_numpy(py, text, specials, forbidden) {
+            return Ok(array);
         }
+        let matcher = specials.map(|s| &s.inner);
         let ids = detached_if_long(py, text, || {
             if let Some(forbidden) = forbidden {
                 forbidden.inner.refuse_in(text)?;
@@ -263,6 +247,58 @@ impl PyModel {
 }
 
 impl PyModel {
+    /// `encode` of a short text (no dropout) holding the GIL, or `None` for a long text or
+    /// a failure, which the general path then encodes again and reports. Neither result
+    /// carries a `PyErr`: a `PyResult` is about 70 bytes, copied through every caller on
+    /// the way out, which cost several percent of a one-line call
+    /// (docs/performance.md#short-calls-results-in-a-register).
+    #[inline]
+    pub(super) fn encode_short<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+    ) -> Option<Bound<'py, PyList>> {
+        if text.len() >= DETACH_MIN_BYTES {
+            return None;
+        }
+        with_scratch(|ids| {
+            if let Some(forbidden) = forbidden {
+                forbidden.inner.refuse_in(text).ok()?;
+            }
+            (self
+                .inner
+                .encode_into(text, specials.map(|s| &s.inner), ids))
+            .ok()?;
+            self.id_list(py, ids).ok()
+        })
+    }
+
+    /// `encode_to_numpy`'s `encode_short`: a plain array with a copy of the ids.
+    #[inline]
+    pub(super) fn encode_short_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        specials: Option<&Specials>,
+        forbidden: Option<&Specials>,
+    ) -> Option<Bound<'py, PyArray1<u32>>> {
+        if text.len() >= DETACH_MIN_BYTES {
+            return None;
+        }
+        with_scratch(|ids| {
+            if let Some(forbidden) = forbidden {
+                forbidden.inner.refuse_in(text).ok()?;
+            }
+            (self
+                .inner
+                .encode_into(text, specials.map(|s| &s.inner), ids))
+            .ok()?;
+            Some(PyArray1::from_slice(py, ids))
+        })
+    }
+
     /// The id `item` at `position` of a list given to decode: an int (or an object with
     /// `__index__`, as NumPy's integers) that fits in u32; bools are refused (True is not
     /// id 1). Ids past the vocabulary are left to the core, which names them the same way.

@@ -131,6 +131,9 @@ impl TokenizerBase {
                 slf.get().plan(allowed_special, disallowed_special),
                 utf8(text),
             ) {
+                if let Some(ids) = model.encode_short(py, text, matcher, forbidden) {
+                    return Ok(ids.into_any());
+                }
                 return Ok(model
                     .encode(py, text, matcher, forbidden, None, 0)?
                     .into_any());
@@ -157,8 +160,11 @@ impl TokenizerBase {
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         if let (Some(direct), Some(text)) = (slf.get().direct.get(), utf8(text)) {
-            let ids: Bound<'py, PyList> =
-                direct.model.get().encode(py, text, None, None, None, 0)?;
+            let model = direct.model.get();
+            if let Some(ids) = model.encode_short(py, text, None, None) {
+                return Ok(ids.into_any());
+            }
+            let ids: Bound<'py, PyList> = model.encode(py, text, None, None, None, 0)?;
             return Ok(ids.into_any());
         }
         slf.call_method1(intern!(py, "_encode_ordinary"), (text,))
@@ -180,6 +186,9 @@ impl TokenizerBase {
             slf.get().plan(allowed_special, disallowed_special),
             utf8(text),
         ) {
+            if let Some(ids) = model.encode_short_to_numpy(py, text, matcher, forbidden) {
+                return Ok(ids.into_any());
+            }
             let ids: Bound<'py, PyArray1<u32>> =
                 model.encode_to_numpy(py, text, matcher, forbidden)?;
             return Ok(ids.into_any());
