@@ -19,7 +19,7 @@
 //! another model empties it. It holds at most `MAX_PIECES` pieces; when full it starts
 //! over, so memory stays bounded and the cache follows the text being encoded.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -137,7 +137,7 @@ pub fn new_owner() -> u64 {
 }
 
 thread_local! {
-    static CACHE: Cell<Option<PieceCache>> = const { Cell::new(None) };
+    static CACHE: RefCell<PieceCache> = const { RefCell::new(PieceCache::empty(0)) };
 }
 
 /// The bytes (at most 7) in the low bytes of a u64, the length in the top byte; `None`
@@ -231,26 +231,32 @@ impl PieceIds {
 }
 
 impl PieceCache {
-    /// This thread's cache for the model `owner`. A nested call on the same thread gets
-    /// an empty cache that is dropped afterwards.
-    pub fn take(owner: u64) -> PieceCache {
-        let mut cache = CACHE.with(|c| c.take()).unwrap_or_else(|| PieceCache {
+    /// Runs `f` with this thread's cache for the model `owner` (emptied first if it held
+    /// another model's pieces). A nested call on the same thread gets an empty cache that
+    /// is dropped afterwards. Borrowed in place: moving the cache out of the thread's slot
+    /// and back cost a few percent of a one-word call (docs/performance.md).
+    #[inline]
+    pub fn with<T>(owner: u64, f: impl FnOnce(&mut PieceCache) -> T) -> T {
+        CACHE.with(|c| match c.try_borrow_mut() {
+            Ok(mut cache) => {
+                if cache.owner != owner {
+                    cache.owner = owner;
+                    cache.clear();
+                }
+                f(&mut cache)
+            }
+            Err(_) => f(&mut PieceCache::empty(owner)),
+        })
+    }
+
+    const fn empty(owner: u64) -> PieceCache {
+        PieceCache {
             owner,
             slots: Vec::new(),
             len: 0,
             ids: Vec::new(),
             bytes: Vec::new(),
-        });
-        if cache.owner != owner {
-            cache.owner = owner;
-            cache.clear();
         }
-        cache
-    }
-
-    /// Returns the cache to this thread for the next call.
-    pub fn give_back(self) {
-        CACHE.with(|c| c.set(Some(self)));
     }
 
     fn clear(&mut self) {
@@ -530,85 +536,87 @@ mod tests {
 
     #[test]
     fn finds_what_was_inserted_through_growth() {
-        let mut cache = PieceCache::take(new_owner());
-        let pieces: Vec<String> = (0..20_000)
-            .map(|i| format!("p{i}{}", "x".repeat(i % 13)))
-            .collect();
-        for (i, p) in pieces.iter().enumerate() {
-            let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
+        PieceCache::with(new_owner(), |cache| {
+            let pieces: Vec<String> = (0..20_000)
+                .map(|i| format!("p{i}{}", "x".repeat(i % 13)))
+                .collect();
+            for (i, p) in pieces.iter().enumerate() {
+                let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
+                let mut out = Vec::new();
+                assert!(!cache.extend_with(p.as_bytes(), &mut out));
+                cache.insert(p.as_bytes(), &ids);
+            }
+            for (i, p) in pieces.iter().enumerate() {
+                let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
+                let mut out = vec![7];
+                assert!(cache.extend_with(p.as_bytes(), &mut out), "{p}");
+                assert_eq!(out[1..], ids[..], "{p}");
+            }
             let mut out = Vec::new();
-            assert!(!cache.extend_with(p.as_bytes(), &mut out));
-            cache.insert(p.as_bytes(), &ids);
-        }
-        for (i, p) in pieces.iter().enumerate() {
-            let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
-            let mut out = vec![7];
-            assert!(cache.extend_with(p.as_bytes(), &mut out), "{p}");
-            assert_eq!(out[1..], ids[..], "{p}");
-        }
-        let mut out = Vec::new();
-        let long = vec![b'y'; MAX_PIECE_BYTES + 1];
-        cache.insert(&long, &[1]);
-        assert!(!cache.extend_with(&long, &mut out));
-        assert!(!cache.extend_with(b"absent piece", &mut out));
-        assert!(!cache.extend_with(b"q", &mut out));
-        cache.give_back();
+            let long = vec![b'y'; MAX_PIECE_BYTES + 1];
+            cache.insert(&long, &[1]);
+            assert!(!cache.extend_with(&long, &mut out));
+            assert!(!cache.extend_with(b"absent piece", &mut out));
+            assert!(!cache.extend_with(b"q", &mut out));
+        });
     }
 
     #[test]
     fn medium_pieces_differing_in_any_one_byte_are_apart() {
         // 8 to 16 bytes: the slot's two words cover every byte, so no byte is unchecked.
-        let mut cache = PieceCache::take(new_owner());
-        for len in 8..=16usize {
-            let base: Vec<u8> = (0..len as u8).map(|i| b'a' + i).collect();
-            cache.insert(&base, &[len as u32]);
-            for at in 0..len {
-                let mut other = base.clone();
-                other[at] = b'Z';
-                assert!(!cache.extend_with(&other, &mut Vec::new()), "{len} {at}");
+        PieceCache::with(new_owner(), |cache| {
+            for len in 8..=16usize {
+                let base: Vec<u8> = (0..len as u8).map(|i| b'a' + i).collect();
+                cache.insert(&base, &[len as u32]);
+                for at in 0..len {
+                    let mut other = base.clone();
+                    other[at] = b'Z';
+                    assert!(!cache.extend_with(&other, &mut Vec::new()), "{len} {at}");
+                }
+                let mut out = Vec::new();
+                assert!(cache.extend_with(&base, &mut out));
+                assert_eq!(out, [len as u32]);
+                // A longer piece with the same first and last 8 bytes is another piece.
+                let mut longer = base[..8].to_vec();
+                longer.extend_from_slice(&base[len - 8..]);
+                if longer.len() > len {
+                    assert!(!cache.extend_with(&longer, &mut Vec::new()), "{len}");
+                }
             }
-            let mut out = Vec::new();
-            assert!(cache.extend_with(&base, &mut out));
-            assert_eq!(out, [len as u32]);
-            // A longer piece with the same first and last 8 bytes is another piece.
-            let mut longer = base[..8].to_vec();
-            longer.extend_from_slice(&base[len - 8..]);
-            if longer.len() > len {
-                assert!(!cache.extend_with(&longer, &mut Vec::new()), "{len}");
-            }
-        }
-        cache.give_back();
+        });
     }
 
     #[test]
     fn starts_over_when_full() {
-        let mut cache = PieceCache::take(new_owner());
-        let piece = |i: usize| format!("piece number {i}");
-        for i in 0..MAX_PIECES {
-            cache.insert(piece(i).as_bytes(), &[i as u32]);
-        }
-        assert_eq!(cache.len, MAX_PIECES);
-        let mut out = Vec::new();
-        assert!(cache.extend_with(piece(0).as_bytes(), &mut out));
-        cache.insert(b"one more", &[7, 8, 9]);
-        assert_eq!(cache.len, 1);
-        assert!(!cache.extend_with(piece(0).as_bytes(), &mut out));
-        assert!(cache.extend_with(b"one more", &mut out));
-        assert_eq!(out, [0, 7, 8, 9]);
-        cache.give_back();
+        PieceCache::with(new_owner(), |cache| {
+            let piece = |i: usize| format!("piece number {i}");
+            for i in 0..MAX_PIECES {
+                cache.insert(piece(i).as_bytes(), &[i as u32]);
+            }
+            assert_eq!(cache.len, MAX_PIECES);
+            let mut out = Vec::new();
+            assert!(cache.extend_with(piece(0).as_bytes(), &mut out));
+            cache.insert(b"one more", &[7, 8, 9]);
+            assert_eq!(cache.len, 1);
+            assert!(!cache.extend_with(piece(0).as_bytes(), &mut out));
+            assert!(cache.extend_with(b"one more", &mut out));
+            assert_eq!(out, [0, 7, 8, 9]);
+        });
     }
 
     #[test]
     fn another_owner_starts_empty() {
         let owner = new_owner();
-        let mut cache = PieceCache::take(owner);
-        cache.insert(b"hello", &[1, 2]);
-        cache.give_back();
-        let cache = PieceCache::take(owner);
-        assert!(cache.extend_with(b"hello", &mut Vec::new()));
-        cache.give_back();
-        let cache = PieceCache::take(new_owner());
-        assert!(!cache.extend_with(b"hello", &mut Vec::new()));
-        cache.give_back();
+        PieceCache::with(owner, |cache| cache.insert(b"hello", &[1, 2]));
+        PieceCache::with(owner, |cache| {
+            assert!(cache.extend_with(b"hello", &mut Vec::new()));
+            // A nested call gets an empty cache of its own.
+            PieceCache::with(owner, |inner| {
+                assert!(!inner.extend_with(b"hello", &mut Vec::new()));
+            });
+        });
+        PieceCache::with(new_owner(), |cache| {
+            assert!(!cache.extend_with(b"hello", &mut Vec::new()));
+        });
     }
 }

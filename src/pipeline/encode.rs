@@ -30,10 +30,9 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        let mut cache = PieceCache::take(self.cache_owner);
-        let result = self.encode_with_cache(text, specials, out, &mut cache);
-        cache.give_back();
-        result
+        PieceCache::with(self.cache_owner, |cache| {
+            self.encode_with_cache(text, specials, out, cache)
+        })
     }
 
     /// `encode_into` with this thread's cache already taken: a run of a batch takes it
@@ -285,14 +284,14 @@ impl Tokenizer {
         ends: &mut Vec<u64>,
     ) -> Result<Vec<u32>> {
         let mut ids = Vec::new();
-        let mut cache = PieceCache::take(self.cache_owner);
-        let result = texts.iter().enumerate().try_for_each(|(k, text)| {
-            self.encode_in_batch(first + k, text, specials, forbidden, &mut ids, &mut cache)?;
-            ends.push(ids.len() as u64);
-            Ok(())
-        });
-        cache.give_back();
-        result.map(|()| ids)
+        PieceCache::with(self.cache_owner, |cache| {
+            texts.iter().enumerate().try_for_each(|(k, text)| {
+                self.encode_in_batch(first + k, text, specials, forbidden, &mut ids, cache)?;
+                ends.push(ids.len() as u64);
+                Ok(())
+            })
+        })?;
+        Ok(ids)
     }
 }
 

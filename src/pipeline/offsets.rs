@@ -43,46 +43,46 @@ impl Tokenizer {
         let normalized = self.config.normalizer.normalize(text);
         let mut ids = Vec::with_capacity(normalized.len() / 4);
         let mut spans: Vec<Span> = Vec::with_capacity(normalized.len() / 4);
-        let mut cache = PieceCache::take(self.cache_owner);
         let walk = TokenWalk::new(self);
         let base = normalized.as_ptr() as usize;
         let mut result = Ok(());
-        let mut ordinary = |part: &str, ids: &mut Vec<u32>, spans: &mut Vec<Span>| {
-            self.config.pre_tokenizer.for_each_piece(part, |piece| {
-                if result.is_err() {
-                    return;
-                }
-                let start = ids.len();
-                if !cache.extend_with(piece.as_bytes(), ids) {
-                    if let Err(e) = self.encode_piece(piece, ids) {
-                        result = Err(e);
+        let outcome = PieceCache::with(self.cache_owner, |cache| {
+            let mut ordinary = |part: &str, ids: &mut Vec<u32>, spans: &mut Vec<Span>| {
+                self.config.pre_tokenizer.for_each_piece(part, |piece| {
+                    if result.is_err() {
                         return;
                     }
-                    cache.insert(piece.as_bytes(), &ids[start..]);
-                }
-                walk.spans(piece, piece.as_ptr() as usize - base, &ids[start..], spans);
-            })
-        };
-        let outcome = match specials {
-            None => ordinary(&normalized, &mut ids, &mut spans),
-            Some(matcher) => {
-                let mut at = 0;
-                matcher.for_each_part(&normalized, |part| match part {
-                    Part::Ordinary(text) => {
-                        at = text.as_ptr() as usize - base + text.len();
-                        ordinary(text, &mut ids, &mut spans)
+                    let start = ids.len();
+                    if !cache.extend_with(piece.as_bytes(), ids) {
+                        if let Err(e) = self.encode_piece(piece, ids) {
+                            result = Err(e);
+                            return;
+                        }
+                        cache.insert(piece.as_bytes(), &ids[start..]);
                     }
-                    Part::Special(id) => {
-                        let len = self.token_bytes[id as usize].len();
-                        ids.push(id);
-                        spans.push((at, at + len));
-                        at += len;
-                        Ok(())
-                    }
+                    walk.spans(piece, piece.as_ptr() as usize - base, &ids[start..], spans);
                 })
+            };
+            match specials {
+                None => ordinary(&normalized, &mut ids, &mut spans),
+                Some(matcher) => {
+                    let mut at = 0;
+                    matcher.for_each_part(&normalized, |part| match part {
+                        Part::Ordinary(text) => {
+                            at = text.as_ptr() as usize - base + text.len();
+                            ordinary(text, &mut ids, &mut spans)
+                        }
+                        Part::Special(id) => {
+                            let len = self.token_bytes[id as usize].len();
+                            ids.push(id);
+                            spans.push((at, at + len));
+                            at += len;
+                            Ok(())
+                        }
+                    })
+                }
             }
-        };
-        cache.give_back();
+        });
         if outcome.and(result).is_err() {
             // The error exactly as `encode` words it (position in the whole text).
             self.encode(text, specials)?;
