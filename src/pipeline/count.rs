@@ -1,7 +1,7 @@
 //! Counting: how many tokens `encode` gives, without handing the ids to the caller. The
 //! ids go into one reused buffer per thread, so a count costs an encode and nothing else.
 
-use super::encode::{in_text, Runs, PARALLEL_MIN_BYTES};
+use super::encode::{in_text, Runs};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::Result;
@@ -42,14 +42,7 @@ impl Tokenizer {
         forbidden: Option<&SpecialMatcher>,
         pool: Option<&rayon::ThreadPool>,
     ) -> Result<Vec<usize>> {
-        let threads = crate::threads::pool_threads(pool);
-        let bytes: usize = texts.iter().map(|t| t.len()).sum();
-        let parts = if threads <= 1 || bytes < PARALLEL_MIN_BYTES {
-            1
-        } else {
-            8 * threads
-        };
-        let runs = Runs::new(texts, parts);
+        let runs = Runs::for_pool(texts, pool);
         let counts = runs.each(pool, |part| {
             let mut buffer = Vec::new();
             let first = runs.first(part);

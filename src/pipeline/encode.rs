@@ -213,18 +213,15 @@ impl Tokenizer {
         forbidden: Option<&SpecialMatcher>,
         pool: Option<&rayon::ThreadPool>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
-        let threads = crate::threads::pool_threads(pool);
-        let bytes: usize = texts.iter().map(|t| t.len()).sum();
-        if threads <= 1 || bytes < PARALLEL_MIN_BYTES {
+        // Runs of texts, each encoded into one buffer: no vector per text.
+        let runs = Runs::for_pool(texts, pool);
+        if runs.count() == 1 {
             // One run straight into the result: nothing to join.
             let mut offsets = Vec::with_capacity(texts.len() + 1);
             offsets.push(0);
             let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets)?;
             return Ok((ids, offsets));
         }
-        // Runs of texts, each encoded into one buffer: no vector per text. Several runs a
-        // thread keep the threads evenly loaded.
-        let runs = Runs::new(texts, 8 * threads);
         let parts = runs.each(pool, |part| {
             self.encode_part(&runs, part, specials, forbidden)
         })?;
@@ -330,6 +327,19 @@ impl<'b, 't> Runs<'b, 't> {
             all: texts,
             starts,
             next: AtomicUsize::new(0),
+        }
+    }
+
+    /// `texts` cut for work on `pool` (`crate::threads::team`): one run for a batch under
+    /// `PARALLEL_MIN_BYTES` or a pool of one thread, else several runs a thread, which
+    /// keep the threads evenly loaded.
+    pub fn for_pool(texts: &'b [&'t str], pool: Option<&rayon::ThreadPool>) -> Self {
+        let threads = crate::threads::pool_threads(pool);
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        if threads <= 1 || bytes < PARALLEL_MIN_BYTES {
+            Runs::new(texts, 1)
+        } else {
+            Runs::new(texts, 8 * threads)
         }
     }
 

@@ -479,6 +479,19 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     // No texts: one empty run; more runs asked than texts: one text a run.
     assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
     assert_eq!(Runs::new(&["a", "b", "c"], 16).count(), 3);
+    // For a pool: one run when small or on one thread, several a thread otherwise.
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let big = vec![long.as_str(); 2 * PARALLEL_MIN_BYTES / long.len() + 1];
+    assert_eq!(Runs::for_pool(&["ab"; 100], Some(&two)).count(), 1);
+    assert_eq!(Runs::for_pool(&big, Some(&one)).count(), 1);
+    assert!(Runs::for_pool(&big, Some(&two)).count() > 2);
 }
 
 #[test]
