@@ -401,7 +401,11 @@ class Tokenizer(_core.TokenizerBase):
         allowed_special: SpecialSet = _NO_SPECIALS,
         disallowed_special: SpecialSet = "all",
     ) -> list[list[int]]:
-        """Encodes many texts in parallel (the GIL is released); results in input order."""
+        """Encodes many texts in parallel (the GIL is released); results in input order.
+
+        num_threads: how many threads work, the calling thread among them (default: one per
+        core). A batch under 128 KiB runs on the calling thread alone: waking another
+        thread costs more than it saves there."""
         texts, matcher, forbidden = self._batch_inputs(
             texts, allowed_special, disallowed_special, num_threads
         )
