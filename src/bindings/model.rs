@@ -12,7 +12,7 @@ use super::pool::{in_place_scope, pool_for};
 use super::specials::Specials;
 use super::texts::Texts;
 use crate::formats::{sentencepiece, tiktoken};
-use crate::pipeline::{Runs, SpecialMatcher, Tokenizer, PARALLEL_MIN_BYTES};
+use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
 use crate::threads::pool_threads;
 use rayon::ThreadPool;
 use std::sync::mpsc::TryRecvError;
@@ -160,8 +160,7 @@ impl PyModel {
         let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let pool = pool_for(num_threads)?;
-        let bytes: usize = refs.iter().map(|t| t.len()).sum();
-        if pool_threads(pool.as_deref()) >= 2 && bytes >= PARALLEL_MIN_BYTES {
+        if Runs::worth_sharing(refs, pool.as_deref()) {
             return self.lists_while_encoding(py, refs, matcher, forbidden, &pool);
         }
         let (ids, offsets) = py

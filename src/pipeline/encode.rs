@@ -334,13 +334,18 @@ impl<'b, 't> Runs<'b, 't> {
     /// `PARALLEL_MIN_BYTES` or a pool of one thread, else several runs a thread, which
     /// keep the threads evenly loaded.
     pub fn for_pool(texts: &'b [&'t str], pool: Option<&rayon::ThreadPool>) -> Self {
-        let threads = crate::threads::pool_threads(pool);
-        let bytes: usize = texts.iter().map(|t| t.len()).sum();
-        if threads <= 1 || bytes < PARALLEL_MIN_BYTES {
-            Runs::new(texts, 1)
+        if Self::worth_sharing(texts, pool) {
+            Runs::new(texts, 8 * crate::threads::pool_threads(pool))
         } else {
-            Runs::new(texts, 8 * threads)
+            Runs::new(texts, 1)
         }
+    }
+
+    /// Whether a batch of `texts` is worth sharing among `pool`'s threads: it has at least
+    /// `PARALLEL_MIN_BYTES` and the pool more than one thread.
+    pub fn worth_sharing(texts: &[&str], pool: Option<&rayon::ThreadPool>) -> bool {
+        crate::threads::pool_threads(pool) >= 2
+            && texts.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES
     }
 
     /// How many runs there are (one, empty, for a batch of no texts).
