@@ -72,8 +72,7 @@ impl Tokenizer {
             out: IdWriter::new(out),
             cache,
             queue: [("", 0); AHEAD],
-            head: 0,
-            waiting: 0,
+            queued: 0,
             // The mode is chosen here, not at the first piece: a batch of short texts
             // would otherwise pay a call per text for it.
             seen: 1,
@@ -429,10 +428,11 @@ struct PieceEncoder<'a, 't> {
     text: &'t str,
     out: IdWriter<'a>,
     cache: &'a mut PieceCache,
-    /// The waiting pieces and their keys, the oldest at `head`.
+    /// The waiting pieces and their keys: the last `min(queued, AHEAD)` queued, piece `i`
+    /// at `i % AHEAD`, so the oldest is where the next one goes.
     queue: [(&'t str, u64); AHEAD],
-    head: usize,
-    waiting: usize,
+    /// Pieces queued since the queue was last empty.
+    queued: usize,
     /// Pieces found so far, plus one: the mode is chosen again each `RECHECK` pieces.
     seen: usize,
     /// Looking up each piece as it is found, with no queue.
@@ -459,11 +459,13 @@ impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
         }
         let key = cache::key_in(self.text.as_bytes(), start, piece.len());
         self.cache.prefetch(key);
-        if self.waiting == AHEAD {
-            self.lookup_oldest();
+        // The oldest piece's place takes the new one: no head or count to keep apart.
+        let (oldest, oldest_key) =
+            std::mem::replace(&mut self.queue[self.queued % AHEAD], (piece, key));
+        self.queued += 1;
+        if self.queued > AHEAD {
+            self.lookup_queued(oldest, oldest_key);
         }
-        self.queue[(self.head + self.waiting) % AHEAD] = (piece, key);
-        self.waiting += 1;
     }
 }
 
@@ -513,12 +515,24 @@ impl PieceEncoder<'_, '_> {
         }
     }
 
+    /// A piece taken out of the queue. Short pieces take their own path here too: once the
+    /// table is large, the queue's lookups are most of the pieces.
     #[inline(always)]
-    fn lookup_oldest(&mut self) {
-        let (piece, key) = self.queue[self.head];
-        self.head = (self.head + 1) % AHEAD;
-        self.waiting -= 1;
-        self.lookup(piece, key);
+    fn lookup_queued(&mut self, piece: &str, key: u64) {
+        if cache::is_short_key(key) {
+            self.lookup_short(piece, key);
+        } else {
+            self.lookup(piece, key);
+        }
+    }
+
+    /// Looks up the pieces still in the queue, oldest first.
+    fn drain(&mut self) {
+        for i in self.queued.saturating_sub(AHEAD)..self.queued {
+            let (piece, key) = self.queue[i % AHEAD];
+            self.lookup_queued(piece, key);
+        }
+        self.queued = 0;
     }
 
     /// Direct lookups while the cache's table stays near the core; the queue beyond.
@@ -526,18 +540,14 @@ impl PieceEncoder<'_, '_> {
     fn choose_mode(&mut self) {
         let direct = self.cache.is_small();
         if direct {
-            while self.waiting > 0 {
-                self.lookup_oldest();
-            }
+            self.drain();
         }
         self.direct = direct;
     }
 
     /// Looks up the pieces still waiting; the first error, if any.
     fn finish(&mut self) -> Result<()> {
-        while self.waiting > 0 {
-            self.lookup_oldest();
-        }
+        self.drain();
         self.out.vec();
         self.failure.take().map_or(Ok(()), Err)
     }

@@ -417,28 +417,75 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
     }
 }
 
+/// Word `i` of a run of distinct words: a space and `i` in base 26, as letters.
+fn distinct_word(mut i: usize) -> String {
+    let mut w = String::from(" ");
+    loop {
+        w.push((b'a' + (i % 26) as u8) as char);
+        i /= 26;
+        if i == 0 {
+            return w;
+        }
+    }
+}
+
 #[test]
 fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
     // 300,000 distinct words in one call: the cache's table grows past the size looked up
     // directly (the queue takes over), then fills and starts over (direct lookups again).
     let t = gpt2_ranked();
-    let word = |mut i: usize| {
-        let mut w = String::from(" ");
-        loop {
-            w.push((b'a' + (i % 26) as u8) as char);
-            i /= 26;
-            if i == 0 {
-                return w;
-            }
-        }
-    };
-    let text: String = (0..300_000).map(word).collect();
+    let text: String = (0..300_000).map(distinct_word).collect();
     let mut uncached = Vec::new();
     for piece in t.config.pre_tokenizer.pieces(&text).unwrap() {
         t.encode_piece(&piece, &mut uncached).unwrap();
     }
     assert_eq!(t.encode(&text, None).unwrap(), uncached);
     assert_eq!(t.encode(&text, None).unwrap(), uncached);
+}
+
+#[test]
+fn the_queue_gives_the_ids_of_pieces_of_every_kind() {
+    // Once 100,000 distinct words have grown the cache's table, pieces go through the
+    // prefetch queue: short ones with their ids in their slot or (more than five ids) in
+    // the arena, medium and long ones, each found the first time and in the cache after,
+    // with texts shorter than the queue and longer.
+    let t = gpt2_ranked();
+    let filler: String = (0..100_000).map(distinct_word).collect();
+    t.encode(&filler, None).unwrap();
+    let small = cache::PieceCache::with(t.cache_owner, |c| c.is_small());
+    assert!(!small, "the table should be past direct lookups");
+    let words = [
+        " ab",
+        "ab",
+        " abab",
+        " xyz",
+        " zqxjkv",
+        " wvutsrq",
+        " abcdefgh",
+        " ababababab",
+        " qwertyuiopasdfg",
+        " thequickbrownfoxjumpsoverthelazydog",
+        "!?",
+        "  ",
+        "\n",
+    ];
+    let mut rng = crate::rng::SplitMix64::new(7);
+    let mut texts: Vec<String> = (1..=40)
+        .map(|n| {
+            (0..n)
+                .map(|_| words[rng.below(0, words.len() as u32) as usize])
+                .collect()
+        })
+        .collect();
+    texts.push(words.concat());
+    for text in &texts {
+        let mut uncached = Vec::new();
+        for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
+            t.encode_piece(&piece, &mut uncached).unwrap();
+        }
+        assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?}");
+        assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?} again");
+    }
 }
 
 /// The texts of each run, as (first index, texts), in order.
