@@ -457,6 +457,16 @@ impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
             }
             return;
         }
+        self.queue_piece(piece, start);
+    }
+}
+
+impl<'t> PieceEncoder<'_, 't> {
+    /// A piece found while the table is large: its slot prefetched, the piece queued, and
+    /// the oldest queued piece looked up. Out of the splitting loop: inlined there, it made
+    /// the direct path slower (docs/performance.md#the-queue-short-pieces-path-one-index-this-round).
+    #[inline(never)]
+    fn queue_piece(&mut self, piece: &'t str, start: usize) {
         let key = cache::key_in(self.text.as_bytes(), start, piece.len());
         self.cache.prefetch(key);
         // The oldest piece's place takes the new one: no head or count to keep apart.
