@@ -184,11 +184,11 @@ pub fn short_key_in(bytes: &[u8], start: usize, len: usize) -> Option<u64> {
     Some(word & mask | (len as u64) << 56)
 }
 
-/// Whether `key` is a short piece's (at most 7 bytes, its length in the top byte), as
-/// `short_key` and `short_key_in` make them; medium and long keys have a mark there.
+/// Whether `key` is a short piece's (its length, 1..=7, in the top byte), as `short_key`
+/// and `short_key_in` make them, rather than a medium or long piece's (a mark there).
 #[inline(always)]
 pub fn is_short_key(key: u64) -> bool {
-    key >> 56 <= 7
+    key & MARK < MEDIUM
 }
 
 /// The cache key of a piece: its short key, or its hash marked as medium or long.

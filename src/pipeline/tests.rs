@@ -225,16 +225,22 @@ fn gpt2_ranked() -> Tokenizer {
     Tokenizer::new(c, byte_vocab(&["ab", " ab", "abab", "ba"]), &[], vec![]).unwrap()
 }
 
+/// `text`'s ids with each piece encoded on its own, past the cache, appended to `out`:
+/// what the cached paths must give.
+fn uncached_ids(t: &Tokenizer, text: &str, mut out: Vec<u32>) -> Vec<u32> {
+    for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
+        t.encode_piece(&piece, &mut out).unwrap();
+    }
+    out
+}
+
 #[test]
 fn the_cache_gives_the_ids_of_the_uncached_path() {
     let t = gpt2_ranked();
     let text = "ab abab ba ab abab ba, abba ab";
     let first = t.encode(text, None).unwrap();
     let again = t.encode(text, None).unwrap(); // every piece now cached
-    let mut uncached = Vec::new();
-    for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
-        t.encode_piece(&piece, &mut uncached).unwrap();
-    }
+    let uncached = uncached_ids(&t, text, Vec::new());
     assert_eq!(first, uncached);
     assert_eq!(again, uncached);
     let (flat, offsets) = t
@@ -259,10 +265,7 @@ fn cached_pieces_of_any_number_of_ids_come_back_whole() {
     let t = gpt2_ranked();
     let text = "x ab xy xyz wxyz vwxyz uvwxyz zyxwvu abab ba qqqqqqqqqqqq ab \
                 pqrstuvwxyzpqrstuvwxyz abba";
-    let mut uncached = vec![7, 7, 7];
-    for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
-        t.encode_piece(&piece, &mut uncached).unwrap();
-    }
+    let uncached = uncached_ids(&t, text, vec![7, 7, 7]);
     for _ in 0..3 {
         let mut out = vec![7, 7, 7];
         t.encode_into(text, None, &mut out).unwrap();
@@ -435,10 +438,7 @@ fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
     // directly (the queue takes over), then fills and starts over (direct lookups again).
     let t = gpt2_ranked();
     let text: String = (0..300_000).map(distinct_word).collect();
-    let mut uncached = Vec::new();
-    for piece in t.config.pre_tokenizer.pieces(&text).unwrap() {
-        t.encode_piece(&piece, &mut uncached).unwrap();
-    }
+    let uncached = uncached_ids(&t, &text, Vec::new());
     assert_eq!(t.encode(&text, None).unwrap(), uncached);
     assert_eq!(t.encode(&text, None).unwrap(), uncached);
 }
@@ -479,10 +479,7 @@ fn the_queue_gives_the_ids_of_pieces_of_every_kind() {
         .collect();
     texts.push(words.concat());
     for text in &texts {
-        let mut uncached = Vec::new();
-        for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
-            t.encode_piece(&piece, &mut uncached).unwrap();
-        }
+        let uncached = uncached_ids(&t, text, Vec::new());
         assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?}");
         assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?} again");
     }
