@@ -9,7 +9,8 @@
 //! `compress` is the separate Gage (1994) byte-pair compression algorithm.
 //! `formats` reads the model files too large to read quickly in Python (`.tiktoken`).
 //! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors;
-//! `threads` runs two table builds side by side when a large model is built.
+//! `threads` runs two table builds side by side when a large model is built; `pages` puts
+//! large outputs on huge pages.
 //! `bindings` is the thin PyO3 layer (conversion only), built with the `python` feature.
 //!
 //! Dependencies point one way: `pipeline` → `algorithms` → `symbols`; `train` and `count`
@@ -22,6 +23,7 @@ pub mod error;
 pub mod formats;
 pub mod nmt;
 pub mod normalize;
+pub mod pages;
 pub mod pipeline;
 pub mod pretokenize;
 pub mod rng;

@@ -70,6 +70,8 @@ pub(super) fn id_list<'py>(
                 .cast::<u8>()
                 .add(std::mem::size_of::<ffi::PyVarObject>())
                 .cast::<*mut *mut ffi::PyObject>();
+            // A list of millions of ids: its slots, not yet written, on huge pages too.
+            crate::pages::advise_huge_pages(slots, ids.len());
             for (i, &id) in ids.iter().enumerate() {
                 let item = match ints.get(id as usize) {
                     Some(int) => {

@@ -46,6 +46,7 @@ impl Tokenizer {
     ) -> Result<()> {
         let normalized = self.config.normalizer.normalize(text);
         out.reserve(normalized.len() / 4);
+        crate::pages::advise_huge_pages(out.as_ptr(), out.capacity());
         match specials {
             None => self.encode_ordinary_into(&normalized, out, cache),
             Some(matcher) => matcher.for_each_part(&normalized, |part| match part {
@@ -227,6 +228,7 @@ impl Tokenizer {
         // The runs are joined by the team too: copying tens of megabytes of ids into fresh
         // pages is a few percent of a batch, serial if done by one thread.
         let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
+        crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());
         let mut offsets = vec![0u64; texts.len() + 1];
         let mut slots = Vec::with_capacity(parts.len());
         let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
@@ -643,5 +645,6 @@ fn reserve(vec: &mut Vec<u32>, len: usize, more: usize) -> (*mut u32, usize) {
     // SAFETY: as in `IdWriter::vec`.
     unsafe { vec.set_len(len) };
     vec.reserve(more.max(len));
+    crate::pages::advise_huge_pages(vec.as_ptr(), vec.capacity());
     (vec.as_mut_ptr(), vec.capacity())
 }
