@@ -10,6 +10,12 @@ const MIN_BYTES: usize = 4 << 20;
 #[cfg(target_os = "linux")]
 const HUGE_PAGE: usize = 2 << 20;
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread asked for huge pages (tests count the system calls).
+    pub static ADVICE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Asks the kernel to back the whole 2 MiB pages inside the `capacity` items at `ptr` with
 /// huge pages, if the buffer is large enough to gain from it. Only advice: where the kernel
 /// has no transparent huge pages, or refuses, nothing changes.
@@ -17,6 +23,8 @@ pub fn advise_huge_pages<T>(ptr: *const T, capacity: usize) {
     let bytes = capacity.saturating_mul(std::mem::size_of::<T>());
     #[cfg(target_os = "linux")]
     if let Some((start, end)) = huge_range(ptr as usize, bytes) {
+        #[cfg(test)]
+        ADVICE.with(|n| n.set(n.get() + 1));
         // SAFETY: madvise only changes how the kernel maps the range, never its contents;
         // the range lies inside the caller's allocation of `bytes` bytes at `ptr`. A
         // failure (no transparent huge pages) is ignored.

@@ -45,8 +45,12 @@ impl Tokenizer {
         cache: &mut PieceCache,
     ) -> Result<()> {
         let normalized = self.config.normalizer.normalize(text);
+        let capacity = out.capacity();
         out.reserve(normalized.len() / 4);
-        crate::pages::advise_huge_pages(out.as_ptr(), out.capacity());
+        // Once per allocation, not per text: a batch's run encodes many texts into one buffer.
+        if out.capacity() != capacity {
+            crate::pages::advise_huge_pages(out.as_ptr(), out.capacity());
+        }
         match specials {
             None => self.encode_ordinary_into(&normalized, out, cache),
             Some(matcher) => matcher.for_each_part(&normalized, |part| match part {

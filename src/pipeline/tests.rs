@@ -586,3 +586,28 @@ fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
         );
     }
 }
+
+/// A run of a batch encodes its texts into one buffer: huge pages are asked for when that
+/// buffer is allocated or grows, not once per text (a system call each: 110,418 of them for
+/// en-large's lines before this was fixed).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_batch_asks_for_huge_pages_per_allocation_not_per_text() {
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
+    let t = Tokenizer::new(c, byte_vocab(&["ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
+    // 600,000 texts of 3 ids each ("ab", "c", "d"): 7.2 MB of ids in the run's buffer,
+    // past the 4 MiB line.
+    let texts = vec!["ab cd"; 600_000];
+    // A pool of one thread: one run, encoded on this thread, whose count is read.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let before = crate::pages::ADVICE.with(|n| n.get());
+    let (flat, _) = t
+        .encode_batch_flat(&texts, None, None, Some(&pool))
+        .unwrap();
+    let asked = crate::pages::ADVICE.with(|n| n.get()) - before;
+    assert_eq!(flat.len(), 3 * texts.len());
+    assert!((1..=4).contains(&asked), "asked {asked} times");
+}
