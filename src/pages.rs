@@ -36,6 +36,16 @@ pub fn advise_huge_pages<T>(ptr: *const T, capacity: usize) {
     let _ = (ptr, bytes);
 }
 
+/// `vec.reserve(more)`, asking for huge pages when that allocated or grew the buffer: once
+/// per allocation, not per call (a batch's run encodes many texts into one buffer).
+pub fn reserve<T>(vec: &mut Vec<T>, more: usize) {
+    let capacity = vec.capacity();
+    vec.reserve(more);
+    if vec.capacity() != capacity {
+        advise_huge_pages(vec.as_ptr(), vec.capacity());
+    }
+}
+
 /// The whole huge pages inside `bytes` bytes at `addr`, for a buffer of at least
 /// `MIN_BYTES`.
 #[cfg(target_os = "linux")]

@@ -45,12 +45,7 @@ impl Tokenizer {
         cache: &mut PieceCache,
     ) -> Result<()> {
         let normalized = self.config.normalizer.normalize(text);
-        let capacity = out.capacity();
-        out.reserve(normalized.len() / 4);
-        // Once per allocation, not per text: a batch's run encodes many texts into one buffer.
-        if out.capacity() != capacity {
-            crate::pages::advise_huge_pages(out.as_ptr(), out.capacity());
-        }
+        crate::pages::reserve(out, normalized.len() / 4);
         match specials {
             None => self.encode_ordinary_into(&normalized, out, cache),
             Some(matcher) => matcher.for_each_part(&normalized, |part| match part {
@@ -648,7 +643,6 @@ impl<'a> IdWriter<'a> {
 fn reserve(vec: &mut Vec<u32>, len: usize, more: usize) -> (*mut u32, usize) {
     // SAFETY: as in `IdWriter::vec`.
     unsafe { vec.set_len(len) };
-    vec.reserve(more.max(len));
-    crate::pages::advise_huge_pages(vec.as_ptr(), vec.capacity());
+    crate::pages::reserve(vec, more.max(len));
     (vec.as_mut_ptr(), vec.capacity())
 }
