@@ -9,7 +9,8 @@ use rustc_hash::FxHashMap;
 
 use super::backtrack::Backtrack;
 use super::merge::{apply_merges_from, merge_heap_dropout, BytePairMerges, MergeTable, LINEAR_MAX};
-use super::{Pair, Unknown, UnknownChar, Vocab};
+use super::ranks::ranked_merges;
+use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
 use crate::rng::SplitMix64;
 use crate::symbols::{byte_to_unicode, unicode_to_byte, EndOfWord, Kind, SymbolRules};
@@ -109,14 +110,23 @@ fn built<'a, T>(
     Some(cell.get_or_init(build))
 }
 
+/// Where a model's merge table comes from.
+pub enum Merges<'a> {
+    /// Merges in rank order (`MergeRule::Merges`); none under `MergeRule::Ranks`, whose
+    /// table is then found from the vocabulary.
+    Listed(&'a [(String, String)]),
+    /// The table, already found (`MergeRule::Ranks`, from the tokens' bytes).
+    Found(MergeTable),
+}
+
 impl Bpe {
-    /// The tables for `vocab` and `merges` (in rank order; unused under `MergeRule::Ranks`).
+    /// The tables for `vocab` and `merges`.
     /// `token_bytes` (id → the bytes the token decodes to) covers tokens outside the
     /// byte table when finding the byte pairs tokens contain; `not_tokens` are the ids in
     /// it that are not in `vocab` (special tokens).
     pub fn new(
         vocab: &Vocab,
-        merges: &[(String, String)],
+        merges: Merges<'_>,
         merge_rule: MergeRule,
         rules: &SymbolRules,
         unknown: Unknown,
@@ -125,7 +135,10 @@ impl Bpe {
     ) -> Result<Self> {
         let (merges, joined) = crate::threads::beside(
             vocab.len(),
-            || build_merges(vocab, merges, merge_rule),
+            || match merges {
+                Merges::Listed(merges) => build_merges(vocab, merges, merge_rule),
+                Merges::Found(table) => Ok(table),
+            },
             || (rules.kind == Kind::Byte).then(|| joined_bytes(vocab, token_bytes)),
         );
         let mut bpe = Bpe {
@@ -279,6 +292,11 @@ impl Bpe {
     }
 
     /// Whether long pieces are encoded by backtracking (building its tables if needed).
+    #[cfg(test)]
+    pub(crate) fn merge_table(&self) -> &MergeTable {
+        &self.merges
+    }
+
     pub fn backtracks(&self) -> bool {
         (self.backtrack.as_deref()).is_some_and(|b| b.get(&self.merges).is_some())
     }
@@ -368,9 +386,9 @@ impl Bpe {
 
 /// The merge table under `rule`.
 fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> Result<MergeTable> {
-    let mut table = MergeTable::default();
-    match rule {
+    Ok(match rule {
         MergeRule::Merges => {
+            let mut table = MergeTable::default();
             for (rank, (a, b)) in merges.iter().enumerate() {
                 let line = rank + 1;
                 let id = |s: &str| {
@@ -384,41 +402,24 @@ fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> 
                 let merged = id(&format!("{a}{b}"))?;
                 table.entry(pair).or_insert((rank as u32, merged));
             }
+            table
         }
         MergeRule::Ranks => {
-            // Every split of a token into two tokens is a pair that makes it. The lookups,
-            // most of the work, run on two threads; the table is filled on one.
+            // Each split at a character boundary into two names, looked up as strings.
             let tokens: Vec<(&str, u32)> = vocab.iter().map(|(t, &id)| (t.as_str(), id)).collect();
-            let pairs_in = |part: &[(&str, u32)]| {
-                let mut found: Vec<(Pair, u32)> = Vec::with_capacity(3 * part.len());
-                for &(token, id) in part {
-                    for (cut, _) in token.char_indices().skip(1) {
-                        let (a, b) = token.split_at(cut);
-                        // The right part is looked up only when the left one is a token
-                        // (each lookup in a 200k-token table is a cache miss).
-                        let Some(&ia) = vocab.get(a) else { continue };
-                        if let Some(&ib) = vocab.get(b) {
-                            found.push(((ia, ib), id));
-                        }
+            ranked_merges(&tokens, |_, &(token, id), found| {
+                for (cut, _) in token.char_indices().skip(1) {
+                    let (a, b) = token.split_at(cut);
+                    // The right part is looked up only when the left one is a token
+                    // (each lookup in a 200k-token table is a cache miss).
+                    let Some(&ia) = vocab.get(a) else { continue };
+                    if let Some(&ib) = vocab.get(b) {
+                        found.push(((ia, ib), id));
                     }
                 }
-                found
-            };
-            let (first, second) = tokens.split_at(tokens.len() / 2);
-            let (first, second) =
-                crate::threads::beside(vocab.len(), || pairs_in(first), || pairs_in(second));
-            // About two pairs a token (446,189 for o200k's 199,998): sized once rather than
-            // grown through rehashes (docs/performance.md#cold-start-the-first-call).
-            table.reserve(first.len() + second.len());
-            for (pair, id) in first.into_iter().chain(second) {
-                let slot = table.entry(pair).or_insert((id, id));
-                if id < slot.0 {
-                    *slot = (id, id);
-                }
-            }
+            })
         }
-    }
-    Ok(table)
+    })
 }
 
 /// Every byte pair inside a token's bytes (a CLIP token "ab</w>" gives "ab", "b<", ...:

@@ -208,7 +208,7 @@ pub fn key_of(piece: &[u8]) -> u64 {
 /// Whole pieces → token ids (`ignore_merges`), keyed as the cache keys them: most pieces
 /// of real text are short (four bytes on average in English under cl100k), so pieces of up
 /// to 7 bytes are keyed by one u64, several times cheaper to hash and compare than a slice.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PieceIds {
     short: FxHashMap<u64, u32>,
     long: FxHashMap<Box<[u8]>, u32>,

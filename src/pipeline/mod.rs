@@ -22,8 +22,10 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::algorithms::bpe::Bpe;
+use crate::algorithms::bpe::{Bpe, MergeRule, Merges};
 use crate::algorithms::greedy::Greedy;
+use crate::algorithms::merge::MergeTable;
+use crate::algorithms::ranks::ranked_merges;
 use crate::algorithms::{Algorithm, AlgorithmConfig, Unknown, Vocab};
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
@@ -86,7 +88,7 @@ impl Tokenizer {
         vocab: Vec<(String, u32)>,
         merges: &[(String, String)],
         specials: Vec<(String, u32)>,
-        known_bytes: Option<Vec<Vec<u8>>>,
+        known: Option<KnownParts>,
     ) -> Result<Self> {
         // The id → token table has max id + 1 entries: refuse ids far past the number of
         // tokens, so that a forged id cannot make it allocate gigabytes. Specials count
@@ -110,27 +112,25 @@ impl Tokenizer {
             .map(|(_, id)| *id as usize + 1)
             .max()
             .unwrap_or(0);
-        let mut tokens = vec![String::new(); size];
-        let mut map = Vocab::default();
-        map.reserve(vocab.len());
-        for (token, id) in vocab {
-            if !tokens[id as usize].is_empty() {
-                return Err(Error::invalid(format!(
-                    "id {id} is given to two tokens: {:?} and {token:?}",
-                    tokens[id as usize]
-                )));
+        // A byte-level model read from its bytes finds its merge table from them while the
+        // names are indexed (docs/performance.md#loading).
+        let ranked = matches!(
+            config.algorithm,
+            AlgorithmConfig::Bpe {
+                merge_rule: MergeRule::Ranks
             }
-            tokens[id as usize] = token.clone();
-            if let Some(other) = map.insert(token, id) {
-                let token = &tokens[id as usize];
-                return Err(Error::invalid(format!(
-                    "token {token:?} appears twice in the vocabulary (ids {other} and {id})"
-                )));
-            }
-        }
-        for (token, id) in &specials {
-            tokens[*id as usize] = token.clone();
-        }
+        );
+        let (found, names) = crate::threads::beside(
+            vocab.len(),
+            || {
+                known
+                    .as_ref()
+                    .filter(|_| ranked)
+                    .and_then(KnownParts::merges)
+            },
+            || index_names(vocab, &specials, size),
+        );
+        let (tokens, map) = names?;
         let (algorithm, token_bytes, piece_ids) = match &config.algorithm {
             AlgorithmConfig::Greedy { prefix } => {
                 let greedy = Greedy::new(&map, size, prefix, &config.rules, config.unknown)?;
@@ -144,15 +144,18 @@ impl Tokenizer {
                 ))
             }
             AlgorithmConfig::Bpe { merge_rule } => {
-                let bytes = match known_bytes {
-                    Some(mut bytes) if bytes.len() <= size => {
+                let (bytes, known_pieces) = match known {
+                    Some(KnownParts { mut bytes, pieces }) if bytes.len() <= size => {
                         bytes.resize(size, Vec::new());
                         for (token, id) in &specials {
                             bytes[*id as usize] = token.as_bytes().to_vec();
                         }
-                        bytes
+                        (bytes, pieces)
                     }
-                    _ => decode::token_bytes(&tokens, &specials, &config.rules, None),
+                    _ => (
+                        decode::token_bytes(&tokens, &specials, &config.rules, None),
+                        None,
+                    ),
                 };
                 let bytes = Arc::new(bytes);
                 let not_tokens = specials
@@ -160,6 +163,10 @@ impl Tokenizer {
                     .filter(|(token, id)| map.get(token) != Some(id))
                     .map(|(_, id)| *id)
                     .collect();
+                let merges = match found {
+                    Some(table) => Merges::Found(table),
+                    None => Merges::Listed(merges),
+                };
                 let bpe = || {
                     Bpe::new(
                         &map,
@@ -171,8 +178,12 @@ impl Tokenizer {
                         not_tokens,
                     )
                 };
-                let (bpe, pieces) =
-                    crate::threads::beside(map.len(), bpe, || whole_pieces(&config, &map, &bytes));
+                let (bpe, pieces) = match known_pieces {
+                    Some(pieces) => (bpe(), pieces),
+                    None => crate::threads::beside(map.len(), bpe, || {
+                        whole_pieces(&config, &map, &bytes)
+                    }),
+                };
                 (Algorithm::Bpe(bpe?), bytes, pieces)
             }
         };
@@ -202,10 +213,18 @@ impl Tokenizer {
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
         let table = byte_to_unicode();
-        let vocab = ranks
-            .iter()
-            .map(|(bytes, rank)| (bytes.iter().map(|&b| table[b as usize]).collect(), *rank))
-            .collect();
+        let width = table.map(char::len_utf8);
+        let names = || {
+            ranks
+                .iter()
+                .map(|(bytes, rank)| {
+                    let mut name =
+                        String::with_capacity(bytes.iter().map(|&b| width[b as usize]).sum());
+                    name.extend(bytes.iter().map(|&b| table[b as usize]));
+                    (name, *rank)
+                })
+                .collect()
+        };
         // The bytes `decode::token_bytes` would give, moved rather than decoded again: with no
         // end-of-word symbol a byte-level token decodes to its own bytes. (Ranks past the
         // id limit are left to `build`, which refuses them before allocating.)
@@ -215,12 +234,27 @@ impl Tokenizer {
             .max()
             .unwrap_or(0);
         let plain = config.rules.kind == Kind::Byte && config.rules.end_of_word == EndOfWord::None;
-        let known = (plain && size <= 2 * ranks.len() + 1024).then(|| {
+        let known = plain && size <= 2 * ranks.len() + 1024;
+        // Made from the bytes alone, the whole-piece table is built while the names are;
+        // `build` then finds the merge table through it while it indexes the names
+        // (docs/performance.md#loading).
+        let pieces = || {
+            (known && config.ignore_merges).then(|| {
+                let mut pieces = PieceIds::default();
+                pieces.reserve(ranks.len());
+                for (bytes, rank) in &ranks {
+                    pieces.insert(bytes, *rank);
+                }
+                pieces
+            })
+        };
+        let (vocab, pieces) = crate::threads::beside(ranks.len(), names, pieces);
+        let known = known.then(|| {
             let mut bytes = vec![Vec::new(); size];
             for (token, rank) in ranks {
                 bytes[rank as usize] = token;
             }
-            bytes
+            KnownParts { bytes, pieces }
         });
         Self::build(config, vocab, &[], specials, known)
     }
@@ -233,6 +267,64 @@ impl Tokenizer {
                 .filter(|(t, _)| !self.vocab.contains_key(t))
                 .count()
     }
+}
+
+/// What a byte-level model read from its bytes already has when it is built: each ordinary
+/// token's bytes by id, and the whole-piece table when it was made from them.
+struct KnownParts {
+    bytes: Vec<Vec<u8>>,
+    pieces: Option<PieceIds>,
+}
+
+impl KnownParts {
+    /// The merge table under tiktoken's rule, found from the bytes: the whole-piece table
+    /// looks up each cut's sides, most of them by one integer key instead of a string.
+    fn merges(&self) -> Option<MergeTable> {
+        let pieces = self.pieces.as_ref()?;
+        // Ids are indices here; an unused id's bytes are empty and have no cut.
+        Some(ranked_merges(&self.bytes, |id, bytes, found| {
+            let id = id as u32;
+            for cut in 1..bytes.len() {
+                let Some(a) = pieces.get(&bytes[..cut]) else {
+                    continue;
+                };
+                if let Some(b) = pieces.get(&bytes[cut..]) {
+                    found.push(((a, b), id));
+                }
+            }
+        }))
+    }
+}
+
+/// id → name for every id below `size` (empty for unused ids), and name → id for `vocab`
+/// (not the special tokens): the two tables of names every model has.
+fn index_names(
+    vocab: Vec<(String, u32)>,
+    specials: &[(String, u32)],
+    size: usize,
+) -> Result<(Vec<String>, Vocab)> {
+    let mut tokens = vec![String::new(); size];
+    let mut map = Vocab::default();
+    map.reserve(vocab.len());
+    for (token, id) in vocab {
+        if !tokens[id as usize].is_empty() {
+            return Err(Error::invalid(format!(
+                "id {id} is given to two tokens: {:?} and {token:?}",
+                tokens[id as usize]
+            )));
+        }
+        tokens[id as usize] = token.clone();
+        if let Some(other) = map.insert(token, id) {
+            let token = &tokens[id as usize];
+            return Err(Error::invalid(format!(
+                "token {token:?} appears twice in the vocabulary (ids {other} and {id})"
+            )));
+        }
+    }
+    for (token, id) in specials {
+        tokens[*id as usize] = token.clone();
+    }
+    Ok((tokens, map))
 }
 
 /// Whole pieces that are tokens (`ignore_merges`), by their bytes.

@@ -362,7 +362,10 @@ fn built_from_byte_ranks_as_from_names() {
     let table = byte_to_unicode();
     let ranks: Vec<(Vec<u8>, u32)> = (0..=255u8)
         .map(|b| vec![b])
-        .chain(["ab", " ab", "abab", "ba", "é"].map(|t| t.as_bytes().to_vec()))
+        .chain(
+            ["ab", " ab", "abab", "ba", "é", "abababab", " abababab"]
+                .map(|t| t.as_bytes().to_vec()),
+        )
         .enumerate()
         .map(|(id, bytes)| (bytes, id as u32))
         .collect();
@@ -374,7 +377,18 @@ fn built_from_byte_ranks_as_from_names() {
     let a = Tokenizer::new(c(), names, &[], specials.clone()).unwrap();
     let b = Tokenizer::from_byte_ranks(c(), ranks, specials).unwrap();
     assert_eq!(a.token_bytes, b.token_bytes);
-    let text = "ab abab ba é, abba ab";
+    // Made from the bytes, on their own thread, the names and whole-piece table are the same.
+    assert_eq!((&a.tokens, &a.vocab), (&b.tokens, &b.vocab));
+    assert_eq!(a.piece_ids, b.piece_ids);
+    // The merge table, found from the bytes through the whole-piece table, is the one found
+    // from the names (" abababab" = " " + "abababab": a long right side).
+    let merges = |t: &Tokenizer| match &t.algorithm {
+        Algorithm::Bpe(bpe) => bpe.merge_table().clone(),
+        _ => unreachable!("a BPE model"),
+    };
+    assert_eq!(merges(&a).len(), 7);
+    assert_eq!(merges(&a), merges(&b));
+    let text = "ab abab ba é, abba ab abababab";
     assert_eq!(a.encode(text, None).unwrap(), b.encode(text, None).unwrap());
     let ids = b.encode(text, None).unwrap();
     assert_eq!(b.decode_bytes(&ids).unwrap(), text.as_bytes());
