@@ -291,12 +291,12 @@ impl Bpe {
         }
     }
 
-    /// Whether long pieces are encoded by backtracking (building its tables if needed).
     #[cfg(test)]
     pub(crate) fn merge_table(&self) -> &MergeTable {
         &self.merges
     }
 
+    /// Whether long pieces are encoded by backtracking (building its tables if needed).
     pub fn backtracks(&self) -> bool {
         (self.backtrack.as_deref()).is_some_and(|b| b.get(&self.merges).is_some())
     }
