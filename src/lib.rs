@@ -8,6 +8,8 @@
 //! `nmt` is subword-nmt's learn-bpe, apply-bpe and get-vocab, byte-identical.
 //! `compress` is the separate Gage (1994) byte-pair compression algorithm.
 //! `formats` reads the model files too large to read quickly in Python (`.tiktoken`).
+//! `vocab` holds a vocabulary's tables: names and bytes by id, name → id, each with its
+//! strings back to back in one buffer.
 //! `rng` is the one seeded random number generator (BPE-dropout); `error` the errors;
 //! `threads` runs two table builds side by side when a large model is built; `pages` puts
 //! large outputs on huge pages.
@@ -30,6 +32,7 @@ pub mod rng;
 pub mod symbols;
 pub mod threads;
 pub mod train;
+pub mod vocab;
 
 #[cfg(test)]
 mod proptests;

@@ -906,3 +906,19 @@ def test_detect_format(tmp_path: Path, cl100k_path: Path, clip_spec: ModelSpec) 
     text.write_text("just some text\n", encoding="utf-8")
     with pytest.raises(ValueError, match="cannot tell"):
         detect_format(text)
+
+
+def test_token_to_id_is_the_vocab_of_every_kind(cl100k_path: Path) -> None:
+    """`token_to_id` asks the core's name → id table (special tokens first, as `vocab`
+    lists them last): the same answer as `vocab` for every token of every kind of model."""
+    from model_kinds import models
+
+    import subword
+
+    kinds = dict(models())
+    kinds["tiktoken"] = subword.load_tiktoken(cl100k_path)
+    for name, tok in kinds.items():
+        vocab = tok.vocab
+        assert all(tok.token_to_id(t) == i for t, i in vocab.items()), name
+        for other in ["not a token here", "", "\ud800", 5, None]:
+            assert tok.token_to_id(other) == vocab.get(other), (name, other)  # type: ignore[arg-type]

@@ -185,6 +185,29 @@ def test_decode_any_ids(pair, ids) -> None:
     assert "".join(stream.step(i) for i in ids) + stream.flush() == ours.decode(ids)
 
 
+def test_a_control_piece_ends_a_run_of_byte_pieces(pair) -> None:
+    """SentencePiece decodes each run of byte pieces apart: <0xC2> <s> <0x80> is two
+    replacement characters, not the U+0080 that <0xC2> <0x80> makes."""
+    reference, ours = pair
+    pieces = {reference.id_to_piece(i): i for i in range(reference.get_piece_size())}
+    if not {"<0xC2>", "<0x80>", "<0xE2>", "<0x82>", "<0xAC>"} <= pieces.keys():
+        pytest.skip("no byte pieces in this model")
+    control = next(i for i in range(reference.get_piece_size()) if reference.is_control(i))
+    c2, x80, e2, x82, ac = (pieces[p] for p in ["<0xC2>", "<0x80>", "<0xE2>", "<0x82>", "<0xAC>"])
+    cases = [
+        [c2, control, x80],
+        [c2, x80, control],
+        [e2, x82, control, ac],
+        [e2, control, x82, ac, control, c2],
+        [control, e2, x82, ac],
+    ]
+    for ids in cases:
+        assert ours.decode(ids) == reference.decode(ids), ids
+        stream = ours.decode_stream()
+        assert "".join(stream.step(i) for i in ids) + stream.flush() == ours.decode(ids), ids
+    assert ours.decode([c2, control, x80]) == "\ufffd\ufffd"
+
+
 def test_specials_and_sizes(pair) -> None:
     reference, ours = pair
     assert ours.vocab_size == reference.get_piece_size()

@@ -13,14 +13,16 @@ README table (`python -m subword.options` prints it; a test keeps the README in 
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import types
 import typing
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from subword.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import argparse
 
 # Integers cross into the core as 64-bit values: larger ones are refused here, by name.
 MAX_INT = 2**63 - 1
@@ -214,6 +216,8 @@ def _cli_type(opt: Declared) -> Any:
 
 def int_arg(text: str) -> int:
     """An argparse type: an integer that fits the core (|value| <= 2**63 - 1)."""
+    import argparse  # here: loading a model needs the options, not the command line
+
     try:
         value = int(text)
     except ValueError:
@@ -231,6 +235,8 @@ def add_arguments(
 ) -> list[str]:
     """Adds a flag for each command-line option of `classes`; every flag defaults to None
     (not given), so the API's defaults apply. Returns the option names added."""
+    import argparse
+
     wanted = set(only) if only is not None else None
     skipped = set(skip)
     names = []

@@ -83,6 +83,7 @@ class DecodeStream:
         self._skip = frozenset(tok.special_tokens.values()) if skip_special_tokens else None
         config = tok.config
         sentencepiece = tok._core.is_sentencepiece()
+        self._sentencepiece = sentencepiece
         # Classic decode drops the last space; SentencePiece's drops the first word's.
         self._hold_space = config.kind == "classic" and not sentencepiece
         # SentencePiece: "first_piece" or "while_empty" drop the normalizer's first space.
@@ -121,13 +122,13 @@ class DecodeStream:
     def step(self, id_: int) -> str:
         """Adds one id; returns the text that became complete ('' while it waits)."""
         if self._skip is not None and id_ in self._skip:
-            return ""
+            return self._end_run()
         raw, starts_word = self._part(id_)
         if starts_word and self._count > 0:
             raw = b" " + raw
         self._count += 1
         if not raw:
-            return ""
+            return self._end_run()
         if self._strip:
             # A piece that is not a control token, at the start: its `▁` is the normalizer's.
             token = self._tok.id_to_token(id_) or ""
@@ -143,6 +144,15 @@ class DecodeStream:
             raw = raw[:-1]
             self._space = True
         return self._compose(self._utf8.decode(raw), final=False)
+
+    def _end_run(self) -> str:
+        """After an id with no text: SentencePiece decodes each run of byte pieces apart,
+        so a control piece ends one and a character left open in it is replaced."""
+        if not self._sentencepiece:
+            return ""
+        text = self._utf8.decode(b"", final=True)
+        self._utf8.reset()
+        return self._compose(text, final=False)
 
     def flush(self) -> str:
         """The rest: an unfinished UTF-8 sequence as U+FFFD (as `decode` with

@@ -240,7 +240,9 @@ class Tokenizer(_core.TokenizerBase):
         return self._core.vocab_size()
 
     def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
+        # The core's table, not `vocab` (a dict of every token, made at each call).
+        special = self._special_tokens.get(token)
+        return special if special is not None else self._core.token_to_id(token)
 
     def id_to_token(self, id_: int) -> str | None:
         return self._id_to_token.get(id_)
@@ -562,11 +564,19 @@ class Tokenizer(_core.TokenizerBase):
         A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
         Korean one restores the spacing from its word-start marks); `join=False` gives
         the pieces as the core decodes them instead."""
-        if errors == "replace" and self._spec_is_sentencepiece():
-            # SentencePiece replaces each byte of a broken UTF-8 sequence, not each
-            # maximal run of them as Python does.
-            errors = register_bytewise_replace()
-        text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+        if self._spec_is_sentencepiece():
+            if errors == "replace":
+                # SentencePiece replaces each byte of a broken UTF-8 sequence, not each
+                # maximal run of them as Python does.
+                errors = register_bytewise_replace()
+            # It also decodes each run of byte pieces apart: a control piece ends one.
+            data, runs = self._core.decode_runs(list(ids))
+            ends = [*runs, len(data)]
+            text = "".join(
+                data[start:end].decode("utf-8", errors) for start, end in zip([0, *runs], ends)
+            )
+        else:
+            text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
         joiner = getattr(self._python_pre_tokenizer, "join", None) if join else None
         if joiner is None:
             return text

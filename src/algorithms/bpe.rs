@@ -14,6 +14,7 @@ use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
 use crate::rng::SplitMix64;
 use crate::symbols::{byte_to_unicode, unicode_to_byte, EndOfWord, Kind, SymbolRules};
+use crate::vocab::TokenBytes;
 
 /// How merges are looked up when applying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +67,7 @@ struct LazyBacktrack {
     byte_pairs: OnceLock<BytePairMerges>,
     /// Held by the thread building either table (see `built`).
     building: Mutex<()>,
-    token_bytes: Arc<Vec<Vec<u8>>>,
+    token_bytes: Arc<TokenBytes>,
     /// Ids with bytes that are not tokens of the vocabulary (special tokens), sorted.
     not_tokens: Vec<u32>,
 }
@@ -81,7 +82,7 @@ impl LazyBacktrack {
                 .filter_map(|(id, bytes)| {
                     let id = u32::try_from(id).ok()?;
                     let token = !bytes.is_empty() && self.not_tokens.binary_search(&id).is_err();
-                    token.then_some((id, bytes.as_slice()))
+                    token.then_some((id, bytes))
                 });
             Backtrack::new(tokens, self.token_bytes.len(), merges)
         })
@@ -130,7 +131,7 @@ impl Bpe {
         merge_rule: MergeRule,
         rules: &SymbolRules,
         unknown: Unknown,
-        token_bytes: &Arc<Vec<Vec<u8>>>,
+        token_bytes: &Arc<TokenBytes>,
         mut not_tokens: Vec<u32>,
     ) -> Result<Self> {
         let (merges, joined) = crate::threads::beside(
@@ -190,7 +191,7 @@ impl Bpe {
                         .and_then(|(token, _)| vocab.get(&format!("{token}{eow}")))
                         .copied();
                 }
-                for (token, &id) in vocab {
+                for (token, &id) in vocab.iter() {
                     let mut chars = token.chars();
                     if let (Some(c), None) = (chars.next(), chars.next()) {
                         self.char_ids.insert(c, id);
@@ -406,8 +407,9 @@ fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> 
         }
         MergeRule::Ranks => {
             // Each split at a character boundary into two names, looked up as strings.
-            let tokens: Vec<(&str, u32)> = vocab.iter().map(|(t, &id)| (t.as_str(), id)).collect();
-            ranked_merges(&tokens, |_, &(token, id), found| {
+            let tokens: Vec<(&str, u32)> = vocab.iter().map(|(t, &id)| (t, id)).collect();
+            ranked_merges(tokens.len(), |i, found| {
+                let (token, id) = tokens[i];
                 for (cut, _) in token.char_indices().skip(1) {
                     let (a, b) = token.split_at(cut);
                     // The right part is looked up only when the left one is a token
@@ -424,9 +426,9 @@ fn build_merges(vocab: &Vocab, merges: &[(String, String)], rule: MergeRule) -> 
 
 /// Every byte pair inside a token's bytes (a CLIP token "ab</w>" gives "ab", "b<", ...:
 /// extra pairs only mean fewer cuts, never a wrong one).
-fn joined_bytes(vocab: &Vocab, token_bytes: &[Vec<u8>]) -> BytePairs {
+fn joined_bytes(vocab: &Vocab, token_bytes: &TokenBytes) -> BytePairs {
     let mut pairs = BytePairs::default();
-    for (token, &id) in vocab {
+    for (token, &id) in vocab.iter() {
         // The token's bytes through the byte table, with no allocation per token.
         let mut previous = None;
         let mut in_table = true;

@@ -53,7 +53,7 @@ impl Greedy {
             Unknown::Unk(id) => Some(id),
             Unknown::Error => None,
         };
-        for (token, &id) in vocab {
+        for (token, &id) in vocab.iter() {
             if Some(id) == unk {
                 greedy.unknown_continuation = vocab.get(&format!("{prefix}{token}")).copied();
                 continue;
@@ -75,7 +75,7 @@ impl Greedy {
                     ))
                 })?;
             greedy.max_chars = greedy.max_chars.max(token.chars().count());
-            greedy.table.insert(token.clone(), (id, cont));
+            greedy.table.insert(token.to_string(), (id, cont));
         }
         Ok(greedy)
     }

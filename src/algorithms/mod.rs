@@ -17,16 +17,13 @@ pub mod merge;
 pub mod ranks;
 pub mod sentencepiece;
 
-use rustc_hash::FxHashMap;
-
 use crate::error::Error;
 use crate::rng::SplitMix64;
 
 /// Two adjacent symbol ids.
 pub type Pair = (u32, u32);
 
-/// Token text → id.
-pub type Vocab = FxHashMap<String, u32>;
+pub use crate::vocab::Vocab;
 
 /// What to do with a character that has no initial symbol (classic models).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,27 +9,23 @@ use super::Pair;
 
 /// The merge table under tiktoken's rule: every cut of a token into two tokens is a pair
 /// that makes it, and a pair that makes several tokens makes the lowest-ranked one.
-/// `cuts(i, tokens[i], found)` adds a token's ((left, right), id) pairs to `found`; the
-/// tokens' halves are cut on two threads (most of the work is lookups, each a cache miss in
-/// a 200k-token table) and the table is filled on one.
-pub fn ranked_merges<T: Sync>(
-    tokens: &[T],
-    cuts: impl Fn(usize, &T, &mut Vec<(Pair, u32)>) + Sync,
+/// `cuts(i, found)` adds token `i`'s ((left, right), id) pairs to `found`, for `i` below
+/// `count`; the tokens' halves are cut on two threads (most of the work is lookups, each a
+/// cache miss in a 200k-token table) and the table is filled on one.
+pub fn ranked_merges(
+    count: usize,
+    cuts: impl Fn(usize, &mut Vec<(Pair, u32)>) + Sync,
 ) -> MergeTable {
-    let pairs_in = |from: usize, part: &[T]| {
-        let mut found = Vec::with_capacity(3 * part.len());
-        for (i, token) in part.iter().enumerate() {
-            cuts(from + i, token, &mut found);
+    let pairs_in = |tokens: std::ops::Range<usize>| {
+        let mut found = Vec::with_capacity(3 * tokens.len());
+        for i in tokens {
+            cuts(i, &mut found);
         }
         found
     };
-    let half = tokens.len() / 2;
-    let (first, second) = tokens.split_at(half);
-    let (first, second) = crate::threads::beside(
-        tokens.len(),
-        || pairs_in(0, first),
-        || pairs_in(half, second),
-    );
+    let half = count / 2;
+    let (first, second) =
+        crate::threads::beside(count, || pairs_in(0..half), || pairs_in(half..count));
     // About two pairs a token (446,189 for o200k's 199,998): sized once rather than grown
     // through rehashes (docs/performance.md#cold-start-the-first-call).
     let mut table = MergeTable::default();

@@ -3,7 +3,7 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString};
 
 use super::errors::{invalid_input, to_py_err};
 use super::lists::{self, new_list};
@@ -222,19 +222,36 @@ impl PyModel {
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        // Python's own iterator: on a list it is faster than indexing through the stable ABI.
-        let mut out = Vec::with_capacity(ids.cast::<PyList>().map_or(0, |list| list.len()));
-        for (i, item) in ids.try_iter()?.enumerate() {
-            out.push(self.id_at(&item?, i)?);
-        }
-        let ids = out;
-        let bytes = self.inner.decode_bytes(&ids).map_err(to_py_err)?;
+        let bytes = self
+            .inner
+            .decode_bytes(&self.ids_in(ids)?)
+            .map_err(to_py_err)?;
         Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// `decode_bytes`, and the offsets where the bytes are decoded apart (SentencePiece's
+    /// runs of byte pieces that a control piece ends: `Tokenizer::decode_runs`).
+    fn decode_runs<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Vec<usize>)> {
+        let (bytes, runs) = self
+            .inner
+            .decode_runs(&self.ids_in(ids)?)
+            .map_err(to_py_err)?;
+        Ok((PyBytes::new(py, &bytes), runs))
     }
 
     /// The number of distinct tokens, special tokens included.
     fn vocab_size(&self) -> usize {
         self.inner.vocab_size()
+    }
+
+    /// The id of an ordinary token (not a special one), or `None`; also for a non-str.
+    fn token_to_id(&self, token: &Bound<'_, PyAny>) -> Option<u32> {
+        let name = token.cast::<PyString>().ok()?.to_str().ok()?;
+        self.inner.vocab.get(name).copied()
     }
 
     /// id → token string, for the ids the model uses (unused ids are absent).
@@ -299,6 +316,16 @@ impl PyModel {
             .ok()?;
             Some(PyArray1::from_slice(py, ids))
         })
+    }
+
+    /// The ids of a list (or any iterable) of ints given to decode, each checked (`id_at`).
+    fn ids_in(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        // Python's own iterator: on a list it is faster than indexing through the stable ABI.
+        let mut out = Vec::with_capacity(ids.cast::<PyList>().map_or(0, |list| list.len()));
+        for (i, item) in ids.try_iter()?.enumerate() {
+            out.push(self.id_at(&item?, i)?);
+        }
+        Ok(out)
     }
 
     /// The id `item` at `position` of a list given to decode: an int (or an object with
@@ -538,7 +565,7 @@ pub(super) fn read_tiktoken_ranks<'py>(
         .map_err(to_py_err)?;
     Ok(ranks
         .iter()
-        .map(|(token, rank)| (PyBytes::new(py, token), *rank))
+        .map(|(token, rank)| (PyBytes::new(py, token), rank))
         .collect())
 }
 

@@ -6,6 +6,8 @@ use std::hash::BuildHasher;
 use rustc_hash::FxBuildHasher;
 
 use crate::error::{Error, Location, Result};
+pub use crate::vocab::Ranks;
+use crate::vocab::TokenBytes;
 use base64::alphabet::STANDARD;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -26,23 +28,21 @@ pub fn id_limit(entries: usize) -> u64 {
     2 * entries as u64 + 1024
 }
 
-/// The (token bytes, rank) pairs of a `.tiktoken` file, in file order. Lines are split as
-/// Python's `bytes.splitlines` splits them and blank lines skipped, as tiktoken does.
-/// `specials` (text, id) may not reuse a rank. `path` names the file in errors.
-pub fn read_ranks(
-    data: &[u8],
-    path: &str,
-    specials: &[(String, u32)],
-) -> Result<Vec<(Vec<u8>, u32)>> {
-    let mut tokens: Vec<Vec<u8>> = Vec::with_capacity(data.len() / 12);
+/// The tokens and ranks of a `.tiktoken` file, in file order. Lines are split as Python's
+/// `bytes.splitlines` splits them and blank lines skipped, as tiktoken does. `specials`
+/// (text, id) may not reuse a rank. `path` names the file in errors.
+pub fn read_ranks(data: &[u8], path: &str, specials: &[(String, u32)]) -> Result<Ranks> {
+    // Base64 is 4 bytes for 3: a token's bytes take at most 3/4 of its line.
+    let mut tokens = TokenBytes::with_capacity(data.len() / 12, data.len() / 2);
     let mut ranks: Vec<u64> = Vec::with_capacity(data.len() / 12);
     let mut line_numbers: Vec<u64> = Vec::with_capacity(data.len() / 12);
     for (lineno, line) in lines(data) {
         if line.is_empty() {
             continue;
         }
-        let (token, rank) = parse_line(line).map_err(|m| line_error(path, lineno, m))?;
-        tokens.push(token);
+        let rank = tokens
+            .push_with(|buf| parse_line(line, buf))
+            .map_err(|m| line_error(path, lineno, m))?;
         ranks.push(rank);
         line_numbers.push(lineno);
     }
@@ -102,7 +102,7 @@ pub fn read_ranks(
         ));
     }
     let mut single = [false; 256];
-    for token in &tokens {
+    for token in tokens.iter() {
         if let [b] = token[..] {
             single[b as usize] = true;
         }
@@ -118,34 +118,25 @@ pub fn read_ranks(
             ),
         ));
     }
-    let ranks: Vec<(Vec<u8>, u32)> = tokens
-        .into_iter()
-        .zip(ranks)
+    let ranks = Ranks {
+        tokens,
         // Every rank is below the limit, which fits in 32 bits for any file that fits in memory.
-        .map(|(token, rank)| (token, rank as u32))
-        .collect();
-    check_special_ids(&ranks, specials, path)?;
+        ranks: ranks.into_iter().map(|rank| rank as u32).collect(),
+    };
+    check_special_ids(&ranks.ranks, specials, path)?;
     Ok(ranks)
 }
 
 /// Special tokens may not take a rank's id, nor each other's. Every rank is below the id
 /// limit (checked before), so the ranks' ids are a table of flags, not a set of 200k
 /// hashed ints (about 3 ms of loading o200k).
-fn check_special_ids(
-    ranks: &[(Vec<u8>, u32)],
-    specials: &[(String, u32)],
-    path: &str,
-) -> Result<()> {
+fn check_special_ids(ranks: &[u32], specials: &[(String, u32)], path: &str) -> Result<()> {
     if specials.is_empty() {
         return Ok(());
     }
-    let size = ranks
-        .iter()
-        .map(|(_, r)| *r as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let size = ranks.iter().map(|&r| r as usize + 1).max().unwrap_or(0);
     let mut used = vec![false; size];
-    for (_, rank) in ranks {
+    for rank in ranks {
         used[*rank as usize] = true;
     }
     let mut beyond = std::collections::HashSet::new();
@@ -167,7 +158,7 @@ fn check_special_ids(
 /// The indices of `tokens`, equal tokens side by side in file order. They are sorted by
 /// (hash, index), a sort of plain integer pairs; different tokens with one hash (a rare run
 /// of three or more) could keep equal ones apart, so such runs are ordered by their bytes.
-fn side_by_side(tokens: &[Vec<u8>], hash: impl Fn(&[u8]) -> u64) -> Vec<u32> {
+fn side_by_side(tokens: &TokenBytes, hash: impl Fn(&[u8]) -> u64) -> Vec<u32> {
     let mut keyed: Vec<(u64, u32)> = tokens
         .iter()
         .enumerate()
@@ -208,7 +199,8 @@ fn lines(data: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     })
 }
 
-fn parse_line(line: &[u8]) -> std::result::Result<(Vec<u8>, u64), String> {
+/// One line's rank; its token's bytes are appended to `token`.
+fn parse_line(line: &[u8], token: &mut Vec<u8>) -> std::result::Result<u64, String> {
     // `bytes.split()`: runs of ASCII whitespace separate fields.
     let mut fields = line
         .split(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
@@ -220,13 +212,14 @@ fn parse_line(line: &[u8]) -> std::result::Result<(Vec<u8>, u64), String> {
             py_bytes(&line[..line.len().min(80)])
         ));
     };
-    let token = BASE64.decode(encoded).map_err(|_| {
+    let before = token.len();
+    BASE64.decode_vec(encoded, token).map_err(|_| {
         format!(
             "bad base64 token {}",
             py_bytes(&encoded[..encoded.len().min(80)])
         )
     })?;
-    if token.is_empty() {
+    if token.len() == before {
         return Err("empty token".into());
     }
     let rank = if rank_text.iter().all(u8::is_ascii_digit) {
@@ -241,7 +234,7 @@ fn parse_line(line: &[u8]) -> std::result::Result<(Vec<u8>, u64), String> {
             py_bytes(&rank_text[..rank_text.len().min(40)])
         ));
     };
-    Ok((token, rank))
+    Ok(rank)
 }
 
 fn line_error(path: &str, line: u64, message: String) -> Error {
@@ -314,20 +307,20 @@ mod tests {
     fn reads_ranks_and_skips_blank_lines() {
         let ranks = read_ranks(&file(&["YWI= 256", "", "YWJj 257"]), "f", &[]).unwrap();
         assert_eq!(ranks.len(), 258);
-        assert_eq!(ranks[256], (b"ab".to_vec(), 256));
-        assert_eq!(ranks[257], (b"abc".to_vec(), 257));
+        let pairs: Vec<(&[u8], u32)> = ranks.iter().collect();
+        assert_eq!(pairs[256], (&b"ab"[..], 256));
+        assert_eq!(pairs[257], (&b"abc"[..], 257));
     }
 
     #[test]
     fn equal_tokens_meet_in_file_order_even_when_all_hashes_collide() {
-        let tokens: Vec<Vec<u8>> = [&b"b"[..], b"a", b"c", b"b", b"a", b"b"]
-            .iter()
-            .map(|t| t.to_vec())
+        let tokens: TokenBytes = [&b"b"[..], b"a", b"c", b"b", b"a", b"b"]
+            .into_iter()
             .collect();
         for hash in [|_: &[u8]| 0u64, |t: &[u8]| t[0] as u64] {
             assert_eq!(side_by_side(&tokens, hash), vec![1, 4, 0, 3, 5, 2]);
         }
-        let two: Vec<Vec<u8>> = vec![b"x".to_vec(), b"y".to_vec()];
+        let two: TokenBytes = [b"x", b"y"].into_iter().collect();
         assert_eq!(side_by_side(&two, |_| 7), vec![0, 1]);
     }
 

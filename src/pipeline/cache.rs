@@ -25,6 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
+use crate::vocab::BytesIndex;
+
 /// Pieces kept before the cache starts over (the table is then 16 MiB), and the most ids
 /// and long-piece bytes its arenas hold (16 MiB each): at most 48 MiB a thread.
 const MAX_PIECES: usize = 1 << 18;
@@ -211,7 +213,7 @@ pub fn key_of(piece: &[u8]) -> u64 {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PieceIds {
     short: FxHashMap<u64, u32>,
-    long: FxHashMap<Box<[u8]>, u32>,
+    long: BytesIndex,
 }
 
 impl PieceIds {
@@ -224,7 +226,7 @@ impl PieceIds {
     pub fn insert(&mut self, bytes: &[u8], id: u32) {
         match short_key(bytes) {
             Some(key) => self.short.insert(key, id),
-            None => self.long.insert(bytes.into(), id),
+            None => self.long.insert(bytes, id),
         };
     }
 

@@ -8,9 +8,21 @@ use crate::algorithms::greedy::Greedy;
 use crate::error::{Error, Result};
 use crate::normalize::{compose_hangul, Form};
 use crate::symbols::{byte_level_bytes, EndOfWord, Kind, SymbolRules};
+use crate::vocab::{TokenBytes, TokenNames};
+use rustc_hash::FxHashMap;
 
 impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
+        self.decode_runs(ids).map(|(bytes, _)| bytes)
+    }
+
+    /// `decode_bytes`, and where the bytes are to be decoded apart: SentencePiece decodes
+    /// each run of byte pieces on its own, and a control piece between two runs ends the
+    /// first even when the second would complete its last character. Only where a run ends
+    /// inside a character (elsewhere, apart or together decode alike); none for other models.
+    pub fn decode_runs(&self, ids: &[u32]) -> Result<(Vec<u8>, Vec<usize>)> {
+        let sentencepiece = self.algorithm.sentencepiece().is_some();
+        let mut runs = Vec::new();
         let mut out = Vec::with_capacity(ids.len() * 4);
         let greedy = self.algorithm.greedy();
         // SentencePiece drops the normalizer's space in front of the first word.
@@ -29,6 +41,9 @@ impl Tokenizer {
                     // at every other token.
                     if greedy.is_some_and(|g| i > 0 && !g.is_continuation(id)) {
                         out.push(b' ');
+                    }
+                    if sentencepiece && bytes.is_empty() && ends_inside_character(&out) {
+                        runs.push(out.len());
                     }
                     out.extend_from_slice(bytes)
                 }
@@ -54,55 +69,74 @@ impl Tokenizer {
         if self.config.normalizer.form == Some(Form::Jamo) {
             out = compose_jamo(&out);
         }
-        Ok(out)
+        Ok((out, runs))
     }
 
     pub fn token(&self, id: u32) -> Option<&str> {
-        self.tokens
-            .get(id as usize)
-            .map(String::as_str)
-            .filter(|t| !t.is_empty())
+        self.tokens.get(id as usize).filter(|t| !t.is_empty())
     }
 }
 
 /// id → the bytes the token decodes to: end-of-word markers become a space, byte-level
 /// tokens go through the inverse bytes-to-unicode table, greedy continuation tokens lose
-/// their prefix, special tokens are their text.
+/// their prefix, special tokens are their text (the later of two given one id).
 pub(super) fn token_bytes(
-    tokens: &[String],
+    tokens: &TokenNames,
     specials: &[(String, u32)],
     rules: &SymbolRules,
     greedy: Option<&Greedy>,
-) -> Vec<Vec<u8>> {
+) -> TokenBytes {
     let eow = rules.end_of_word_symbol.as_str();
     let marks_end = rules.end_of_word != EndOfWord::None;
-    let mut out = Vec::with_capacity(tokens.len());
-    for token in tokens {
+    let special: FxHashMap<u32, &str> = specials
+        .iter()
+        .map(|(text, id)| (*id, text.as_str()))
+        .collect();
+    let mut out = TokenBytes::with_capacity(tokens.len(), tokens.iter().map(str::len).sum());
+    for (id, token) in tokens.iter().enumerate() {
+        let id = id as u32;
+        if let Some(text) = special.get(&id) {
+            out.push(text.as_bytes());
+            continue;
+        }
         let (stem, end) = match token.strip_suffix(eow) {
             Some(stem) if marks_end => (stem, true),
-            _ => (token.as_str(), false),
+            _ => (token, false),
         };
         let mut bytes = match rules.kind {
             Kind::Classic => stem.as_bytes().to_vec(),
-            // Specials and stray tokens outside the byte table decode as their text.
+            // Stray tokens outside the byte table decode as their text.
             Kind::Byte => byte_level_bytes(stem).unwrap_or_else(|| stem.as_bytes().to_vec()),
         };
         if end {
             bytes.push(b' ');
         }
-        out.push(bytes);
-    }
-    if let Some(greedy) = greedy {
-        for (id, bytes) in out.iter_mut().enumerate() {
-            if greedy.is_continuation(id as u32) {
-                bytes.drain(..greedy.prefix().len());
-            }
-        }
-    }
-    for (token, id) in specials {
-        out[*id as usize] = token.as_bytes().to_vec();
+        let prefix = match greedy {
+            Some(greedy) if greedy.is_continuation(id) => greedy.prefix().len().min(bytes.len()),
+            _ => 0,
+        };
+        out.push(&bytes[prefix..]);
     }
     out
+}
+
+/// Whether `bytes` ends with the start of a UTF-8 character that more bytes could finish.
+/// (It may say so of some bytes no continuation makes valid: decoded apart or together,
+/// those give the same replacement characters.)
+fn ends_inside_character(bytes: &[u8]) -> bool {
+    for back in 1..=bytes.len().min(3) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xC0 != 0x80 {
+            let length = match b {
+                0xC2..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF4 => 4,
+                _ => return false,
+            };
+            return back < length;
+        }
+    }
+    false
 }
 
 fn compose_jamo(bytes: &[u8]) -> Vec<u8> {
@@ -116,7 +150,29 @@ fn compose_jamo(bytes: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::compose_jamo;
+    use super::{compose_jamo, ends_inside_character};
+
+    #[test]
+    fn knows_a_character_left_open() {
+        let open: [&[u8]; 6] = [
+            b"a\xC3",
+            b"\xE2\x82",
+            b"\xE2",
+            b"\xF0\x9F\x98",
+            b"\xF0",
+            b"x\xF0\x9F",
+        ];
+        let closed: [&[u8]; 6] = [
+            b"",
+            b"a",
+            b"\xC3\xA9",
+            b"\xE2\x82\xAC",
+            b"\x80",
+            b"\xF0\x9F\x98\x80",
+        ];
+        assert!(open.iter().all(|b| ends_inside_character(b)));
+        assert!(closed.iter().all(|b| !ends_inside_character(b)));
+    }
 
     #[test]
     fn composes_around_invalid_bytes() {

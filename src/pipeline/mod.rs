@@ -33,6 +33,7 @@ use crate::pretokenize::PreTokenizer;
 use crate::symbols::{
     byte_level_bytes, byte_to_unicode, unicode_to_byte, EndOfWord, Kind, SymbolRules,
 };
+use crate::vocab::{Ranks, TokenBytes, TokenNames};
 use cache::{new_owner, PieceIds};
 
 pub use encode::{Runs, PARALLEL_MIN_BYTES};
@@ -56,7 +57,7 @@ pub struct TokenizerConfig {
 pub struct Tokenizer {
     pub config: TokenizerConfig,
     /// id → token string (empty for unused ids).
-    pub tokens: Vec<String>,
+    pub tokens: TokenNames,
     pub vocab: Vocab,
     /// Special tokens: literal text → id, matched before pre-tokenization.
     pub specials: Vec<(String, u32)>,
@@ -66,7 +67,7 @@ pub struct Tokenizer {
     /// Pieces that are special tokens, when `specials_in_pattern`.
     pub(crate) special_pieces: FxHashMap<String, u32>,
     /// id → the text bytes it decodes to (end-of-word markers become a space).
-    pub(crate) token_bytes: Arc<Vec<Vec<u8>>>,
+    pub(crate) token_bytes: Arc<TokenBytes>,
     /// Identifies this tokenizer's entries in the per-thread piece caches (`cache.rs`).
     pub(crate) cache_owner: u64,
 }
@@ -145,12 +146,8 @@ impl Tokenizer {
             }
             AlgorithmConfig::Bpe { merge_rule } => {
                 let (bytes, known_pieces) = match known {
-                    Some(KnownParts { mut bytes, pieces }) if bytes.len() <= size => {
-                        bytes.resize(size, Vec::new());
-                        for (token, id) in &specials {
-                            bytes[*id as usize] = token.as_bytes().to_vec();
-                        }
-                        (bytes, pieces)
+                    Some(KnownParts { bytes, pieces }) if bytes.len() <= size => {
+                        (with_specials(bytes, &specials, size), pieces)
                     }
                     _ => (
                         decode::token_bytes(&tokens, &specials, &config.rules, None),
@@ -209,7 +206,7 @@ impl Tokenizer {
     /// named with the GPT-2 byte table as every byte-level vocabulary here is.
     pub fn from_byte_ranks(
         config: TokenizerConfig,
-        ranks: Vec<(Vec<u8>, u32)>,
+        ranks: Ranks,
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
         let table = byte_to_unicode();
@@ -221,7 +218,7 @@ impl Tokenizer {
                     let mut name =
                         String::with_capacity(bytes.iter().map(|&b| width[b as usize]).sum());
                     name.extend(bytes.iter().map(|&b| table[b as usize]));
-                    (name, *rank)
+                    (name, rank)
                 })
                 .collect()
         };
@@ -229,8 +226,9 @@ impl Tokenizer {
         // end-of-word symbol a byte-level token decodes to its own bytes. (Ranks past the
         // id limit are left to `build`, which refuses them before allocating.)
         let size = ranks
+            .ranks
             .iter()
-            .map(|(_, r)| *r as usize + 1)
+            .map(|&r| r as usize + 1)
             .max()
             .unwrap_or(0);
         let plain = config.rules.kind == Kind::Byte && config.rules.end_of_word == EndOfWord::None;
@@ -242,19 +240,16 @@ impl Tokenizer {
             (known && config.ignore_merges).then(|| {
                 let mut pieces = PieceIds::default();
                 pieces.reserve(ranks.len());
-                for (bytes, rank) in &ranks {
-                    pieces.insert(bytes, *rank);
+                for (bytes, rank) in ranks.iter() {
+                    pieces.insert(bytes, rank);
                 }
                 pieces
             })
         };
         let (vocab, pieces) = crate::threads::beside(ranks.len(), names, pieces);
-        let known = known.then(|| {
-            let mut bytes = vec![Vec::new(); size];
-            for (token, rank) in ranks {
-                bytes[rank as usize] = token;
-            }
-            KnownParts { bytes, pieces }
+        let known = known.then(|| KnownParts {
+            bytes: ranks.tokens.into_by_id(&ranks.ranks, size),
+            pieces,
         });
         Self::build(config, vocab, &[], specials, known)
     }
@@ -272,7 +267,7 @@ impl Tokenizer {
 /// What a byte-level model read from its bytes already has when it is built: each ordinary
 /// token's bytes by id, and the whole-piece table when it was made from them.
 struct KnownParts {
-    bytes: Vec<Vec<u8>>,
+    bytes: TokenBytes,
     pieces: Option<PieceIds>,
 }
 
@@ -282,7 +277,8 @@ impl KnownParts {
     fn merges(&self) -> Option<MergeTable> {
         let pieces = self.pieces.as_ref()?;
         // Ids are indices here; an unused id's bytes are empty and have no cut.
-        Some(ranked_merges(&self.bytes, |id, bytes, found| {
+        Some(ranked_merges(self.bytes.len(), |id, found| {
+            let bytes = &self.bytes[id];
             let id = id as u32;
             for cut in 1..bytes.len() {
                 let Some(a) = pieces.get(&bytes[..cut]) else {
@@ -296,45 +292,83 @@ impl KnownParts {
     }
 }
 
+/// The token bytes by id of a byte-level model read from its bytes, `size` entries, with
+/// the special tokens' text at their ids (the later of two given one id).
+fn with_specials(bytes: TokenBytes, specials: &[(String, u32)], size: usize) -> TokenBytes {
+    if specials.is_empty() && bytes.len() == size {
+        return bytes;
+    }
+    let mut special: Vec<(usize, &[u8])> = specials
+        .iter()
+        .map(|(text, id)| (*id as usize, text.as_bytes()))
+        .collect();
+    // Stable: of two specials with one id, the later stays the later.
+    special.sort_by_key(|&(id, _)| id);
+    let mut next = special.iter().peekable();
+    TokenBytes::from_fn(size, |id| {
+        let mut text = bytes.get(id).unwrap_or_default();
+        while let Some(&(_, special)) = next.next_if(|(at, _)| *at == id) {
+            text = special;
+        }
+        text
+    })
+}
+
 /// id → name for every id below `size` (empty for unused ids), and name → id for `vocab`
-/// (not the special tokens): the two tables of names every model has.
+/// (not the special tokens, whose names win at their ids, the later of two given one id):
+/// the two tables of names every model has.
 fn index_names(
     vocab: Vec<(String, u32)>,
     specials: &[(String, u32)],
     size: usize,
-) -> Result<(Vec<String>, Vocab)> {
-    let mut tokens = vec![String::new(); size];
-    let mut map = Vocab::default();
-    map.reserve(vocab.len());
-    for (token, id) in vocab {
-        if !tokens[id as usize].is_empty() {
+) -> Result<(TokenNames, Vocab)> {
+    const UNUSED: u32 = u32::MAX;
+    // id → the entry of `vocab` that has it.
+    let mut entry = vec![UNUSED; size];
+    for (i, (token, id)) in vocab.iter().enumerate() {
+        let slot = &mut entry[*id as usize];
+        if *slot != UNUSED {
+            let other = &vocab[*slot as usize].0;
             return Err(Error::invalid(format!(
-                "id {id} is given to two tokens: {:?} and {token:?}",
-                tokens[id as usize]
+                "id {id} is given to two tokens: {other:?} and {token:?}"
             )));
         }
-        tokens[id as usize] = token.clone();
-        if let Some(other) = map.insert(token, id) {
-            let token = &tokens[id as usize];
+        *slot = i as u32;
+    }
+    let special: FxHashMap<u32, &str> = specials
+        .iter()
+        .map(|(token, id)| (*id, token.as_str()))
+        .collect();
+    let bytes = vocab.iter().map(|(t, _)| t.len()).sum::<usize>()
+        + specials.iter().map(|(t, _)| t.len()).sum::<usize>();
+    let mut names = TokenNames::with_capacity(size, bytes);
+    for (id, &at) in entry.iter().enumerate() {
+        match special.get(&(id as u32)) {
+            Some(text) => names.push(text),
+            None if at == UNUSED => names.push(""),
+            None => names.push(&vocab[at as usize].0),
+        }
+    }
+    let mut map = Vocab::default();
+    map.reserve(vocab.len());
+    for (token, id) in &vocab {
+        if let Some(other) = map.insert(token, *id) {
             return Err(Error::invalid(format!(
                 "token {token:?} appears twice in the vocabulary (ids {other} and {id})"
             )));
         }
     }
-    for (token, id) in specials {
-        tokens[*id as usize] = token.clone();
-    }
-    Ok((tokens, map))
+    Ok((names, map))
 }
 
 /// Whole pieces that are tokens (`ignore_merges`), by their bytes.
-fn whole_pieces(config: &TokenizerConfig, map: &Vocab, token_bytes: &[Vec<u8>]) -> PieceIds {
+fn whole_pieces(config: &TokenizerConfig, map: &Vocab, token_bytes: &TokenBytes) -> PieceIds {
     let mut piece_ids = PieceIds::default();
     let rules = &config.rules;
     if config.ignore_merges && rules.kind == Kind::Byte && rules.end_of_word != EndOfWord::Attached
     {
         piece_ids.reserve(map.len());
-        for (token, &id) in map {
+        for (token, &id) in map.iter() {
             if !token.chars().all(|c| unicode_to_byte(c).is_some()) {
                 continue;
             }

@@ -110,9 +110,7 @@ struct TokenWalk<'a> {
 impl<'a> TokenWalk<'a> {
     fn new(tokenizer: &'a Tokenizer) -> Self {
         let unknown = match tokenizer.config.unknown {
-            crate::algorithms::Unknown::Unk(id) => {
-                tokenizer.token_bytes.get(id as usize).map(|b| b.as_slice())
-            }
+            crate::algorithms::Unknown::Unk(id) => tokenizer.token_bytes.get(id as usize),
             crate::algorithms::Unknown::Error => None,
         };
         TokenWalk {
@@ -127,7 +125,7 @@ impl<'a> TokenWalk<'a> {
     /// space.
     fn text_bytes(&self, id: u32) -> &[u8] {
         let t = self.tokenizer;
-        let bytes = t.token_bytes[id as usize].as_slice();
+        let bytes = &t.token_bytes[id as usize];
         let eow = t.config.rules.end_of_word_symbol.as_str();
         if self.marks_end && !self.special_ids.contains(&id) && t.tokens[id as usize].ends_with(eow)
         {

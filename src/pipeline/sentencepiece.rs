@@ -18,6 +18,7 @@ use crate::normalize::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::symbols::{EndOfWord, Kind, SymbolRules};
+use crate::vocab::{TokenBytes, TokenNames};
 
 /// What decoding does with a leading `▁`, the space the normalizer puts in front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,23 +72,23 @@ impl Tokenizer {
             algorithm: AlgorithmConfig::SentencePiece,
             specials_in_pattern: false,
         };
-        let mut tokens = Vec::with_capacity(model.pieces.len());
-        let mut token_bytes = Vec::with_capacity(model.pieces.len());
+        let mut tokens = TokenNames::with_capacity(model.pieces.len(), 0);
+        let mut token_bytes = TokenBytes::with_capacity(model.pieces.len(), 0);
         let mut vocab = Vocab::default();
         let mut specials = Vec::new();
         for (id, piece) in model.pieces.iter().enumerate() {
             let id = id as u32;
-            tokens.push(piece.text.clone());
-            token_bytes.push(match piece.kind {
-                PieceType::Control => Vec::new(),
-                PieceType::Unknown => model.unk_surface.as_bytes().to_vec(),
-                PieceType::Byte => byte_value(&piece.text).map(|b| vec![b]).unwrap_or_default(),
-                _ => piece.text.replace(SPACE_SYMBOL, " ").into_bytes(),
-            });
+            tokens.push(&piece.text);
+            match piece.kind {
+                PieceType::Control => token_bytes.push(b""),
+                PieceType::Unknown => token_bytes.push(model.unk_surface.as_bytes()),
+                PieceType::Byte => token_bytes.push(byte_value(&piece.text).as_slice()),
+                _ => token_bytes.push(piece.text.replace(SPACE_SYMBOL, " ").as_bytes()),
+            }
             if piece.kind == PieceType::Control {
                 specials.push((piece.text.clone(), id));
             } else {
-                vocab.insert(piece.text.clone(), id);
+                vocab.insert(&piece.text, id);
             }
         }
         let mut config = config;
@@ -169,7 +170,7 @@ impl Tokenizer {
                     // Where it was found: right after what came before.
                     let at = spans.last().map_or(0, |s| s.1);
                     let at = normalized[at..]
-                        .find(self.tokens[id as usize].as_str())
+                        .find(&self.tokens[id as usize])
                         .map_or(at, |k| at + k);
                     ids.push(id);
                     spans.push((at, at + self.tokens[id as usize].len()));

@@ -375,8 +375,13 @@ fn built_from_byte_ranks_as_from_names() {
         .collect();
     let specials = vec![("<|end|>".to_string(), 300)];
     let a = Tokenizer::new(c(), names, &[], specials.clone()).unwrap();
-    let b = Tokenizer::from_byte_ranks(c(), ranks, specials).unwrap();
+    // Listed out of rank order too: the bytes are then put in id order.
+    let reversed = ranks.iter().rev().map(|(t, r)| (t, *r)).collect();
+    let reversed = Tokenizer::from_byte_ranks(c(), reversed, specials.clone()).unwrap();
+    let b = Tokenizer::from_byte_ranks(c(), ranks.into_iter().collect(), specials).unwrap();
     assert_eq!(a.token_bytes, b.token_bytes);
+    assert_eq!(a.token_bytes, reversed.token_bytes);
+    assert_eq!((&a.tokens, &a.vocab), (&reversed.tokens, &reversed.vocab));
     // Made from the bytes, on their own thread, the names and whole-piece table are the same.
     assert_eq!((&a.tokens, &a.vocab), (&b.tokens, &b.vocab));
     assert_eq!(a.piece_ids, b.piece_ids);
@@ -408,7 +413,7 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
         .collect();
     // A special token with a token's text is not a second token with those bytes.
     let specials = vec![("<|end|>".to_string(), 300), ("ab".to_string(), 301)];
-    let t = Tokenizer::from_byte_ranks(c, ranks, specials).unwrap();
+    let t = Tokenizer::from_byte_ranks(c, ranks.into_iter().collect(), specials).unwrap();
     let Algorithm::Bpe(bpe) = &t.algorithm else {
         panic!("a BPE model")
     };

@@ -4,7 +4,6 @@ their leading space (`Ġthe`), so there is no end-of-word symbol."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from subword.config import ModelSpec, TokenizerConfig
@@ -86,6 +85,8 @@ def write_gpt2(spec: ModelSpec, vocab_json: PathLike, merges_txt: PathLike) -> N
     merge rule: read back, a tiktoken model's ranks become an ordinary merge list (which gives
     the same tokens when every token has its merge, as in cl100k).
     """
+    import json  # here: loading a model, the common case, writes none
+
     _check_expressible(spec)
     vocab = add_special_tokens(spec.vocab, spec.special_tokens, "spec")
     vocab = dict(sorted(vocab.items(), key=lambda item: item[1]))

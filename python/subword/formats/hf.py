@@ -19,7 +19,6 @@ recovered merges with `ignore_merges`, and is read back with merge_rule "merges"
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from subword.config import ModelSpec, TokenizerConfig
@@ -250,6 +249,8 @@ def _read_added_tokens(path: PathLike, items: Any, vocab: dict[str, int]) -> dic
 def write_hf(spec: ModelSpec, path: PathLike) -> None:
     """Write the spec as a `tokenizer.json` that `tokenizers.Tokenizer.from_file` loads and
     that gives the same ids."""
+    import json  # here: loading a model, the common case, writes none
+
     text = json.dumps(to_hf_json(spec), ensure_ascii=False, indent=2) + "\n"
     write_atomic(path, text.encode("utf-8"))
 

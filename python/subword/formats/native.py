@@ -5,7 +5,6 @@ wrong; writing goes to a temporary file that is renamed into place."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, fields
 from typing import Any
@@ -24,6 +23,8 @@ def write_native(spec: ModelSpec, path: str | os.PathLike[str], extra: dict | No
 
 def native_text(spec: ModelSpec, extra: dict | None = None) -> str:
     """The model file's text (what `write_native` writes; pickling sends it too)."""
+    import json  # here: loading a model, the common case, writes none
+
     dumps = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
     lines = ["{", f'  "format": {dumps(FORMAT)},', f'  "version": {VERSION},']
     lines.append(f'  "config": {dumps(asdict(spec.config))},')

@@ -10,7 +10,6 @@ each token, so a tiktoken model can be exported to HF or GPT-2 files.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import os
 from operator import itemgetter
 from pathlib import Path
@@ -154,6 +153,8 @@ def find_tiktoken_file(name: str = "cl100k_base") -> Path | None:
     Looks in the `tiktoken_ext` namespace package's folders for `data/<name>.tiktoken`;
     finding a namespace package imports nothing, so tiktoken itself is not loaded.
     """
+    import importlib.util
+
     try:
         spec = importlib.util.find_spec("tiktoken_ext")
     except (ImportError, ValueError):
