@@ -87,7 +87,8 @@ impl TokenBytes {
     }
 
     /// The table by id of tokens given with their ids: `size` entries, empty where no token
-    /// has the id. Every id must be below `size`. Tokens already in id order are kept.
+    /// has the id, the last token given where several have it. Every id must be below
+    /// `size`. Tokens already in id order are kept.
     pub fn into_by_id(self, ids: &[u32], size: usize) -> TokenBytes {
         if size == self.len() && ids.iter().enumerate().all(|(i, &id)| id as usize == i) {
             return self;
@@ -105,8 +106,11 @@ impl TokenBytes {
         }
         let mut bytes = vec![0; total];
         for (token, &id) in self.iter().zip(ids) {
-            let start = starts[id as usize];
-            bytes[start..start + token.len()].copy_from_slice(token);
+            let slot = &mut bytes[starts[id as usize]..starts[id as usize + 1]];
+            // Of tokens sharing an id, only the last is as long as the slot is sure to be.
+            if slot.len() == token.len() {
+                slot.copy_from_slice(token);
+            }
         }
         TokenBytes { bytes, starts }
     }
@@ -423,8 +427,10 @@ mod tests {
         let table: TokenBytes = [&b"c"[..], b"a", b"bb"].into_iter().collect();
         let in_order = table.clone().into_by_id(&[0, 1, 2], 3);
         assert_eq!(in_order, table);
-        let by_id = table.into_by_id(&[4, 0, 2], 6);
+        let by_id = table.clone().into_by_id(&[4, 0, 2], 6);
         let all: Vec<&[u8]> = by_id.iter().collect();
         assert_eq!(all, [&b"a"[..], b"", b"bb", b"", b"c", b""]);
+        let shared = table.into_by_id(&[1, 1, 1], 2);
+        assert_eq!(shared.iter().collect::<Vec<_>>(), [&b""[..], b"bb"]);
     }
 }

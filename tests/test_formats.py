@@ -908,7 +908,7 @@ def test_detect_format(tmp_path: Path, cl100k_path: Path, clip_spec: ModelSpec) 
         detect_format(text)
 
 
-def test_token_to_id_is_the_vocab_of_every_kind(cl100k_path: Path) -> None:
+def test_token_to_id_and_id_to_token_agree_with_the_tables_of_every_kind(cl100k_path: Path) -> None:
     """`token_to_id` asks the core's name → id table (special tokens first, as `vocab`
     lists them last): the same answer as `vocab` for every token of every kind of model."""
     from model_kinds import models
@@ -922,3 +922,7 @@ def test_token_to_id_is_the_vocab_of_every_kind(cl100k_path: Path) -> None:
         assert all(tok.token_to_id(t) == i for t, i in vocab.items()), name
         for other in ["not a token here", "", "\ud800", 5, None]:
             assert tok.token_to_id(other) == vocab.get(other), (name, other)  # type: ignore[arg-type]
+        # id_to_token asks the core for plain ints, the dict of every id for the rest.
+        by_id = dict(tok._core.id_to_token())
+        ids = [*range(-2, max(by_id) + 3), 2**32, True, 1.0, "1", None]
+        assert all(tok.id_to_token(i) == by_id.get(i) for i in ids), name  # type: ignore[arg-type]

@@ -245,6 +245,9 @@ class Tokenizer(_core.TokenizerBase):
         return special if special is not None else self._core.token_to_id(token)
 
     def id_to_token(self, id_: int) -> str | None:
+        if type(id_) is int and 0 <= id_ < 2**32:
+            # The core's table: the dict of every id is made only for calls that need it.
+            return self._core.token_of(id_)
         return self._id_to_token.get(id_)
 
     def __repr__(self) -> str:

@@ -254,6 +254,11 @@ impl PyModel {
         self.inner.vocab.get(name).copied()
     }
 
+    /// The token of one id, or `None` for an id the model does not use.
+    fn token_of(&self, id: u32) -> Option<&str> {
+        self.inner.token(id)
+    }
+
     /// id → token string, for the ids the model uses (unused ids are absent).
     fn id_to_token(&self) -> Vec<(u32, String)> {
         (0..self.inner.tokens.len() as u32)
