@@ -7,6 +7,9 @@ Calls, by how the text is given and what comes back:
   lines/list, lines/array  one call per line, in a Python loop (lines without their "\\n")
   batch/list, batch/array  one batch call on all the lines, with every core
   batch1/list, batch1/array  the same batch call in the pinned one-thread process (threads=1)
+  whole/decode, lines/decode  the reference ids (tiktoken's) back to text, as a list of ints
+                             for the whole file or one list per line; the text must come
+                             back exactly
 
 A job with "rss" also records the call's peak resident memory above what the process held
 just before it (see `timing.call_with_rss`); such jobs time one call.
@@ -91,6 +94,58 @@ class References:
         problem = _diff(ids, ref, off, ref_off)
         return problem or "identical"
 
+    def load(self, key: str, shape: str) -> tuple[np.ndarray, np.ndarray] | None:
+        ids_path, off_path = self._paths(key, shape)
+        if not ids_path.is_file():
+            return None
+        return np.load(ids_path), np.load(off_path)
+
+
+def _text_check(got: object, want: object) -> str:
+    if got == want:
+        return "identical"
+    if isinstance(got, list) and isinstance(want, list):
+        if len(got) != len(want):
+            return f"{len(got)} texts for {len(want)} lines"
+        first = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+        return f"text differs (first at line {first})"
+    if not isinstance(got, str) or not isinstance(want, str):
+        return f"gave {type(got).__name__}, not str"
+    n = min(len(got), len(want))
+    first = next((i for i in range(n) if got[i] != want[i]), n)
+    return f"text differs ({len(got)} characters vs {len(want)}, first at {first})"
+
+
+def _make_decode(
+    kind: str, op: Callable, refs: References, key: str, text: str, lines: list[str]
+) -> tuple[Callable[[], Any], Callable[[], Any], Callable[[Any], dict]] | None:
+    """(timed call, warm-up, check) of a decode call, or None without reference ids."""
+    ref = refs.load(key, "whole" if kind == "whole" else "lines")
+    if ref is None:
+        return None
+    ids, off = ref
+    tokens = int(len(ids))
+    if kind == "whole":
+        whole = ids.tolist()
+
+        def check_whole(result: Any) -> dict:
+            return {"tokens": tokens, "check": _text_check(result, text)}
+
+        return lambda: op(whole), lambda: op(whole[:20_000]), check_whole
+    flat = ids.tolist()
+    bounds = off.tolist()
+    per_line = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
+    del flat
+
+    def check_lines(result: Any) -> dict:
+        return {"tokens": tokens, "check": _text_check(result, lines)}
+
+    return (
+        lambda: [op(x) for x in per_line],
+        lambda: [op(x) for x in per_line[:WARM_LINES]],
+        check_lines,
+    )
+
 
 def _make(
     kind: str, how: str, op: Callable, ops: encoders.Ops, text: str, lines: list[str]
@@ -160,15 +215,22 @@ def run_encode(job: dict, record: Callable[..., None]) -> None:
             data = _read(task["path"], need_lines)
             loaded_path = task["path"]
         text, lines, whole_bytes, lines_bytes = data
-        timed, warm, to_flat, shape = _make(kind, how, op, ops, text, lines)
         key = f"{vocab.name}:{key}"  # the reference ids are per encoding
         repeats = job["repeats"]
-        if job.get("cold"):
-            warm, repeats = (lambda op=op: op(COLD_WARM_TEXT)), 1
+        if how == "decode":
+            made = _make_decode(kind, op, refs, key, text, lines)
+            if made is None:
+                record(**base, skip="no reference ids")
+                continue
+            timed, warm, check = made
+        else:
+            timed, warm, to_flat, shape = _make(kind, how, op, ops, text, lines)
+            if job.get("cold"):
+                warm, repeats = (lambda op=op: op(COLD_WARM_TEXT)), 1
 
-        def check(result: Any, to_flat=to_flat, shape=shape, key=key) -> dict:
-            ids, off = to_flat(result)
-            return {"tokens": int(len(ids)), "check": refs.check(key, shape, ids, off)}
+            def check(result: Any, to_flat=to_flat, shape=shape, key=key) -> dict:
+                ids, off = to_flat(result)
+                return {"tokens": int(len(ids)), "check": refs.check(key, shape, ids, off)}
 
         nbytes = whole_bytes if kind == "whole" else lines_bytes
         extra: dict = {"calls": len(lines)} if kind == "lines" else {}

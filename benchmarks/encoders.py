@@ -43,6 +43,9 @@ class Ops:
     batch_list: Callable[[list[str]], list[list[int]]] | None = None
     batch_array: Callable[[list[str]], Any] | None = None
     flat: Callable[[Any], Flat] | None = None  # batch_array's result -> (ids, offsets)
+    # ids (a list of ints) -> the text as a str; a library that gives bytes is asked to
+    # decode them too, as its user would.
+    decode: Callable[[list[int]], str] | None = None
     notes: dict[str, str] = field(default_factory=dict)  # call kind -> the call used
 
 
@@ -84,6 +87,9 @@ def _subword(ctx: Ctx) -> Ops:
     if hasattr(tok, "encode_ordinary"):
         ops.list = tok.encode_ordinary
         ops.notes["list"] = "encode_ordinary(text)"
+    if hasattr(tok, "decode"):
+        ops.decode = tok.decode
+        ops.notes["decode"] = "decode(ids)"
     if hasattr(tok, "encode_to_numpy"):
         ops.array = lambda t: tok.encode_to_numpy(t, disallowed_special=())
         ops.notes["array"] = "encode_to_numpy(text, disallowed_special=())"
@@ -116,8 +122,10 @@ def _tiktoken(ctx: Ctx) -> Ops:
         list=enc.encode_ordinary,
         array=lambda t: enc.encode_to_numpy(t, disallowed_special=()),
         batch_list=lambda ts: enc.encode_ordinary_batch(ts, num_threads=ctx.threads),
+        decode=enc.decode,
         notes={
             "list": "encode_ordinary(text)",
+            "decode": "decode(ids)",
             "array": "encode_to_numpy(text, disallowed_special=())",
             "batch_list": "encode_ordinary_batch(texts, num_threads=cores)",
         },
@@ -133,7 +141,9 @@ def _toktok(ctx: Ctx) -> Ops:
         array=lambda s: t.encode_to_numpy(s, disallowed_special=()),
         batch_array=lambda ts: t.encode_batch_to_numpy(ts, threads=ctx.threads),
         flat=flat_pair,
+        decode=t.decode,
         notes={
+            "decode": "decode(ids)",
             "list": f"_encoding({ctx.vocab.name!r}).encode_ordinary(text) (embedded)",
             "array": "encode_to_numpy(text, disallowed_special=())",
             "batch_array": "encode_batch_to_numpy(texts, threads=cores)",
@@ -159,7 +169,9 @@ def _gigatoken(ctx: Ctx) -> Ops:
         batch_list=lambda ts: g.encode_batch_list(ts, parallel=ctx.threads > 1),
         batch_array=lambda ts: g.encode_batch(ts, parallel=ctx.threads > 1),
         flat=flat_awkward,
+        decode=lambda ids: g.decode(ids).decode("utf-8", "replace"),
         notes={
+            "decode": "decode(ids).decode() (it gives bytes)",
             "array": "Tokenizer.from_tiktoken(file).encode(text) (uint32 array)",
             "batch_list": "encode_batch_list(texts, parallel=True)",
             "batch_array": "encode_batch(texts, parallel=True) (awkward array)",
@@ -174,7 +186,12 @@ def _kitoken(ctx: Ctx) -> Ops:
     return Ops(
         list=k.encode,
         batch_list=k.encode_all,
-        notes={"list": "from_tiktoken_file(file).encode(text)", "batch_list": "encode_all(texts)"},
+        decode=lambda ids: k.decode(ids).decode("utf-8", "replace"),
+        notes={
+            "list": "from_tiktoken_file(file).encode(text)",
+            "batch_list": "encode_all(texts)",
+            "decode": "decode(ids).decode() (it gives bytes)",
+        },
     )
 
 
@@ -192,7 +209,9 @@ def _bpe_openai(ctx: Ctx) -> Ops:
     return Ops(
         list=b.encode,
         batch_list=batch,
+        decode=b.decode,
         notes={
+            "decode": "decode(ids)",
             "list": f"_bindings.tokenizer_for_encoding({ctx.vocab.name!r}).encode(text) (embedded;"
             " the tiktoken-like wrapper refuses texts of 1M characters or more)",
             "batch_list": "a thread pool over the backend's encode, as its own"
@@ -207,12 +226,14 @@ def _rs_bpe(ctx: Ctx) -> Ops:
     r = getattr(openai, ctx.vocab.name)()
     return Ops(
         list=r.encode,
+        decode=r.decode,
         batch_list=lambda ts: r.encode_batch_parallel(
             ts, openai.ParallelOptions(1, 256, ctx.threads)
         )[0],
         notes={
             "list": f"rs_bpe.bpe.openai.{ctx.vocab.name}().encode(text) (embedded)",
             "batch_list": "encode_batch_parallel(texts, ParallelOptions(1, 256, cores))",
+            "decode": "decode(ids)",
         },
     )
 
@@ -228,7 +249,9 @@ def _wordchipper(ctx: Ctx) -> Ops:
     return Ops(
         list=w.encode,
         batch_list=w.encode_batch,
+        decode=w.decode,
         notes={
+            "decode": "decode(ids)",
             "list": f"from_pretrained('openai:{ctx.vocab.name}') via WORDCHIPPER_CACHE_DIR;"
             " encode(text)",
             "batch_list": "encode_batch(texts)",
@@ -243,7 +266,9 @@ def _tokie(ctx: Ctx) -> Ops:
     return Ops(
         list=lambda t: tk.encode(t, add_special_tokens=False).ids,
         batch_list=lambda ts: [e.ids for e in tk.encode_batch(ts, add_special_tokens=False)],
+        decode=tk.decode,
         notes={
+            "decode": "decode(ids)",
             "list": "from_json(converted tokenizer.json).encode(text).ids",
             "batch_list": "[e.ids for e in encode_batch(texts)]",
         },
@@ -258,7 +283,9 @@ def _hf(ctx: Ctx) -> Ops:
     return Ops(
         list=lambda t: hf.encode(t, add_special_tokens=False).ids,
         batch_list=lambda ts: [e.ids for e in batch(ts, add_special_tokens=False)],
+        decode=hf.decode,
         notes={
+            "decode": "decode(ids)",
             "list": "from_file(converted tokenizer.json).encode(text).ids",
             "batch_list": "[e.ids for e in encode_batch_fast(texts)]",
         },

@@ -56,7 +56,7 @@ def encoding_headlines(enc: dict) -> list[dict]:
     peers = list(enc["loads"])
     out = []
     for call in ("whole/list", "whole/array", "lines/list", "lines/array", "batch/list",
-                 "batch/array"):  # fmt: skip
+                 "batch/array", "whole/decode", "lines/decode"):  # fmt: skip
         for item in enc["inputs"]:
             key = item["name"]
             ours = mbps(idx.get(("subword", key, call)))
@@ -252,6 +252,8 @@ def _encoding_lines(enc: dict) -> list[str]:
         "batch/array": "Batch, all lines in one call with every core, flat array (+ offsets)",
         "batch1/list": "Batch call on one thread (pinned, threads=1), lists",
         "batch1/array": "Batch call on one thread (pinned, threads=1), flat array (+ offsets)",
+        "whole/decode": "Decoding on one thread: the whole file's ids (a list) in one call, to str",
+        "lines/decode": "Decoding on one thread: one call per line's ids, to str",
     }
     peers = [p for p, load in enc["loads"].items() if load and load.get("ok")]
     for call, title in titles.items():

@@ -13,7 +13,7 @@ from benchmarks.config import Config
 from benchmarks.encoders import REFERENCE
 from benchmarks.runner import Task, run_tasks
 
-SINGLE = ("whole/list", "whole/array", "lines/list", "lines/array")
+SINGLE = ("whole/list", "whole/array", "lines/list", "lines/array", "whole/decode", "lines/decode")
 BATCH = ("batch/list", "batch/array")
 BATCH1 = ("batch1/list", "batch1/array")
 PER_CALL = ("lines/list", "lines/array")

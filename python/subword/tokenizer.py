@@ -559,27 +559,24 @@ class Tokenizer(_core.TokenizerBase):
 
     # --- decoding ----------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return self._core.decode_bytes(list(ids))
+        return self._core.decode_bytes(ids)
 
-    def decode(self, ids: Iterable[int], errors: str = "replace", *, join: bool = True) -> str:
-        """The text of `ids`. Byte-level ids that split a UTF-8 sequence follow `errors`
-        (as `bytes.decode`). Classic models give the words separated by single spaces.
-        A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
-        Korean one restores the spacing from its word-start marks); `join=False` gives
-        the pieces as the core decodes them instead."""
+    def _decode(self, ids: Iterable[int], errors: str, join: bool) -> str:
+        """`decode` (in `_core.TokenizerBase`) when the core cannot decode alone: a
+        pre-tokenizer in Python, a SentencePiece model, an odd `errors`."""
         if self._spec_is_sentencepiece():
             if errors == "replace":
                 # SentencePiece replaces each byte of a broken UTF-8 sequence, not each
                 # maximal run of them as Python does.
                 errors = register_bytewise_replace()
             # It also decodes each run of byte pieces apart: a control piece ends one.
-            data, runs = self._core.decode_runs(list(ids))
+            data, runs = self._core.decode_runs(ids)
             ends = [*runs, len(data)]
             text = "".join(
                 data[start:end].decode("utf-8", errors) for start, end in zip([0, *runs], ends)
             )
         else:
-            text = self._core.decode_bytes(list(ids)).decode("utf-8", errors)
+            text = self._core.decode_bytes(ids).decode("utf-8", errors)
         joiner = getattr(self._python_pre_tokenizer, "join", None) if join else None
         if joiner is None:
             return text

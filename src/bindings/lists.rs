@@ -9,6 +9,8 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
+use pyo3::types::PyList;
+
 use super::errors::invalid_input;
 
 /// The largest int CPython keeps one shared object for (immortal from 3.12).
@@ -37,6 +39,32 @@ fn fill(py: Python<'_>) -> Fill {
 /// Whether new lists can be filled by writing their slots (checked once per process).
 pub(super) fn direct(py: Python<'_>) -> bool {
     fill(py) != Fill::Calls
+}
+
+/// The items of `list`, read from its slot array when the layout check passed (`None`
+/// otherwise): no call per item.
+///
+/// # Safety
+/// The caller runs no Python code while it holds the slice (which could change the list).
+pub(super) unsafe fn items<'a>(list: &'a Bound<'_, PyList>) -> Option<&'a [*mut ffi::PyObject]> {
+    if !direct(list.py()) {
+        return None;
+    }
+    let len = list.len();
+    if len == 0 {
+        return Some(&[]);
+    }
+    // SAFETY: `fill` checked that a list's slot array is the pointer after its PyVarObject
+    // header; a list of `len` items has `len` filled slots there, valid while the list is
+    // unchanged, which the caller promises.
+    unsafe {
+        let slots = *list
+            .as_ptr()
+            .cast::<u8>()
+            .add(std::mem::size_of::<ffi::PyVarObject>())
+            .cast::<*const *mut ffi::PyObject>();
+        Some(std::slice::from_raw_parts(slots, len))
+    }
 }
 
 /// A list of `n` empty slots, to be filled before it is returned to Python (a list dropped

@@ -6,7 +6,8 @@
 //!   (`train`), `_core.Specials` (`specials`), `_core.Model` and `recover_merge_cuts`
 //!   (`model`), `_core.TokenizerBase`, the base of Python's `Tokenizer` (`tokenizer`),
 //!   `_core.compress`/`decompress` (`compress`), the subword-nmt classes (`nmt`);
-//! - lists of ids made for Python (`lists`); a batch's texts borrowed from Python (`texts`);
+//! - lists of ids made for Python (`lists`); ids given to decode (`ids`); a batch's texts
+//!   borrowed from Python (`texts`);
 //! - `_core._testing`: hooks used only by tests (`testing`);
 //! - `parallel` (`pool`): how work that may use the rayon pool runs, also in forked processes.
 
@@ -14,6 +15,7 @@ mod calls;
 mod compress;
 mod counter;
 mod errors;
+mod ids;
 mod lists;
 mod model;
 mod nmt;

@@ -3,9 +3,10 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::errors::{invalid_input, to_py_err};
+use super::ids::ids_in;
 use super::lists::{self, new_list};
 use super::options::model_config;
 use super::pool::{in_place_scope, pool_for};
@@ -82,7 +83,7 @@ impl PyModel {
     }
 
     /// Whether this is a SentencePiece model (its decoding rules differ).
-    fn is_sentencepiece(&self) -> bool {
+    pub(super) fn is_sentencepiece(&self) -> bool {
         self.inner.algorithm.sentencepiece().is_some()
     }
 
@@ -224,7 +225,7 @@ impl PyModel {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = self
             .inner
-            .decode_bytes(&self.ids_in(ids)?)
+            .decode_bytes(&ids_in(ids, self.inner.tokens.len())?)
             .map_err(to_py_err)?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -238,7 +239,7 @@ impl PyModel {
     ) -> PyResult<(Bound<'py, PyBytes>, Vec<usize>)> {
         let (bytes, runs) = self
             .inner
-            .decode_runs(&self.ids_in(ids)?)
+            .decode_runs(&ids_in(ids, self.inner.tokens.len())?)
             .map_err(to_py_err)?;
         Ok((PyBytes::new(py, &bytes), runs))
     }
@@ -323,48 +324,32 @@ impl PyModel {
         })
     }
 
-    /// The ids of a list (or any iterable) of ints given to decode, each checked (`id_at`).
-    fn ids_in(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-        // Python's own iterator: on a list it is faster than indexing through the stable ABI.
-        let mut out = Vec::with_capacity(ids.cast::<PyList>().map_or(0, |list| list.len()));
-        for (i, item) in ids.try_iter()?.enumerate() {
-            out.push(self.id_at(&item?, i)?);
+    /// `decode_bytes` as a str, decoded by Python's UTF-8 codec with the `errors` handler
+    /// (what `bytes.decode` does), without the bytes object. `None` for an `errors` that
+    /// is not a C string (the caller's general path reports it).
+    pub(super) fn decode_str<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        errors: &str,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let errors = match errors {
+            "replace" => std::borrow::Cow::Borrowed(c"replace"),
+            other => match std::ffi::CString::new(other) {
+                Ok(name) => std::borrow::Cow::Owned(name),
+                Err(_) => return Ok(None),
+            },
+        };
+        let bytes = (self.inner)
+            .decode_bytes(&ids_in(ids, self.inner.tokens.len())?)
+            .map_err(to_py_err)?;
+        let len = isize::try_from(bytes.len()).map_err(|_| invalid_input("too many bytes"))?;
+        // SAFETY: `bytes` is valid for `len` bytes and `errors` is a C string; the call
+        // returns a new str or NULL with an error set.
+        unsafe {
+            let text = pyo3::ffi::PyUnicode_DecodeUTF8(bytes.as_ptr().cast(), len, errors.as_ptr());
+            Bound::from_owned_ptr_or_err(py, text).map(Some)
         }
-        Ok(out)
-    }
-
-    /// The id `item` at `position` of a list given to decode: an int (or an object with
-    /// `__index__`, as NumPy's integers) that fits in u32; bools are refused (True is not
-    /// id 1). Ids past the vocabulary are left to the core, which names them the same way.
-    #[inline]
-    fn id_at(&self, item: &Bound<'_, PyAny>, position: usize) -> PyResult<u32> {
-        // Fast path: exact ints that fit, which is nearly every id.
-        if item.is_exact_instance_of::<PyInt>() {
-            if let Ok(id) = item.extract::<u32>() {
-                return Ok(id);
-            }
-        } else if item.is_instance_of::<PyBool>() {
-            return Err(invalid_input(format!(
-                "id {} at position {position} is a bool, not an integer id",
-                shown(item)
-            )));
-        } else if let Ok(id) = item.extract::<u32>() {
-            return Ok(id);
-        }
-        let integral = item.is_instance_of::<PyInt>() || item.hasattr("__index__")?;
-        Err(invalid_input(if integral {
-            format!(
-                "id {} at position {position} is not in the vocabulary (ids go up to {})",
-                shown(item),
-                self.inner.tokens.len().saturating_sub(1)
-            )
-        } else {
-            format!(
-                "id {} at position {position} is not an integer (ids are ints from 0 to {})",
-                shown(item),
-                self.inner.tokens.len().saturating_sub(1)
-            )
-        }))
     }
 
     /// The Python object of a built model, with the int of every id made once.
@@ -493,19 +478,6 @@ impl PyModel {
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         // SAFETY: `id_list` returns a list.
         lists::id_list(py, &self.ints, ids).map(|list| unsafe { list.cast_into_unchecked() })
-    }
-}
-
-/// `item`'s repr for a message, cut short (a huge int's digits, a long string).
-fn shown(item: &Bound<'_, PyAny>) -> String {
-    let text = item
-        .repr()
-        .map(|r| r.to_string())
-        .unwrap_or_else(|_| "(an int too long to show)".to_string());
-    if text.chars().count() > 40 {
-        format!("{}...", text.chars().take(40).collect::<String>())
-    } else {
-        text
     }
 }
 

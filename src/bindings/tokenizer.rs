@@ -198,4 +198,41 @@ impl TokenizerBase {
             (text, allowed_special, disallowed_special),
         )
     }
+    /// The text of `ids`. Byte-level ids that split a UTF-8 sequence follow `errors`
+    /// (as `bytes.decode`). Classic models give the words separated by single spaces.
+    /// A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
+    /// Korean one restores the spacing from its word-start marks); `join=False` gives
+    /// the pieces as the core decodes them instead.
+    #[pyo3(
+        signature = (ids, errors=None, *, join=None),
+        text_signature = "(self, ids, errors='replace', *, join=True)"
+    )]
+    fn decode<'py>(
+        slf: &Bound<'py, Self>,
+        ids: &Bound<'py, PyAny>,
+        errors: Option<&Bound<'py, PyAny>>,
+        join: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        // A model the core encodes alone has no pre-tokenizer in Python to rejoin pieces;
+        // SentencePiece's decode rules are in Python's method.
+        if let Some(direct) = slf.get().direct.get() {
+            let model = direct.model.get();
+            let errors = match errors {
+                None => Some("replace"),
+                Some(e) => e.cast::<PyString>().ok().and_then(|e| e.to_str().ok()),
+            };
+            if let (false, Some(errors)) = (model.is_sentencepiece(), errors) {
+                if let Some(text) = model.decode_str(py, ids, errors)? {
+                    return Ok(text);
+                }
+            }
+        }
+        let errors = errors.map_or_else(|| intern!(py, "replace").clone().into_any(), Clone::clone);
+        let join = join.map_or_else(
+            || true.into_pyobject(py).map(|b| b.to_owned().into_any()),
+            |j| Ok(j.clone()),
+        )?;
+        slf.call_method1(intern!(py, "_decode"), (ids, errors, join))
+    }
 }

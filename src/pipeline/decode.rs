@@ -23,11 +23,24 @@ impl Tokenizer {
     pub fn decode_runs(&self, ids: &[u32]) -> Result<(Vec<u8>, Vec<usize>)> {
         let sentencepiece = self.algorithm.sentencepiece().is_some();
         let mut runs = Vec::new();
-        let mut out = Vec::with_capacity(ids.len() * 4);
+        // Four bytes a token is typical of English; 16 more for `append_to`'s last copy.
+        let mut out = Vec::with_capacity(ids.len() * 4 + 16);
         let greedy = self.algorithm.greedy();
         // SentencePiece drops the normalizer's space in front of the first word.
         let rule = self.leading_space();
         let mut strip = rule != LeadingSpace::Keep;
+        if greedy.is_none() && !sentencepiece && !strip {
+            // Each id's bytes as they are: one table read per id. Empty bytes are an unused
+            // id or a token with no bytes, which only the names tell apart.
+            for (i, &id) in ids.iter().enumerate() {
+                match self.token_bytes.append_to(id as usize, &mut out) {
+                    Some(1..) => {}
+                    _ if self.token(id).is_some() => {}
+                    _ => return Err(self.not_in_vocabulary(id, i)),
+                }
+            }
+            return Ok((self.finish_decode(out), runs));
+        }
         for (i, &id) in ids.iter().enumerate() {
             match self.token_bytes.get(id as usize) {
                 Some(bytes) if strip && !bytes.is_empty() => {
@@ -47,14 +60,21 @@ impl Tokenizer {
                     }
                     out.extend_from_slice(bytes)
                 }
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "id {id} at position {i} is not in the vocabulary (ids go up to {})",
-                        self.tokens.len().saturating_sub(1)
-                    )))
-                }
+                _ => return Err(self.not_in_vocabulary(id, i)),
             }
         }
+        Ok((self.finish_decode(out), runs))
+    }
+
+    fn not_in_vocabulary(&self, id: u32, position: usize) -> Error {
+        Error::invalid(format!(
+            "id {id} at position {position} is not in the vocabulary (ids go up to {})",
+            self.tokens.len().saturating_sub(1)
+        ))
+    }
+
+    /// What follows the ids' bytes, for every model.
+    fn finish_decode(&self, mut out: Vec<u8>) -> Vec<u8> {
         // Classic text is words separated by single spaces: the last word's end-of-word
         // space is not part of it.
         if self.config.rules.kind == Kind::Classic
@@ -69,7 +89,7 @@ impl Tokenizer {
         if self.config.normalizer.form == Some(Form::Jamo) {
             out = compose_jamo(&out);
         }
-        Ok((out, runs))
+        out
     }
 
     pub fn token(&self, id: u32) -> Option<&str> {
