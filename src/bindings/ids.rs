@@ -114,7 +114,7 @@ fn out_of_range(shown: &str, position: usize, size: usize) -> PyErr {
 /// The id `item` at `position`: an int (or an object with `__index__`, as NumPy's
 /// integers) that fits in u32; bools are refused (True is not id 1). Ids past the
 /// vocabulary are left to the core, which names them the same way.
-pub(super) fn id_at(item: &Bound<'_, PyAny>, position: usize, size: usize) -> PyResult<u32> {
+fn id_at(item: &Bound<'_, PyAny>, position: usize, size: usize) -> PyResult<u32> {
     // Fast path: exact ints that fit, which is nearly every id.
     if item.is_exact_instance_of::<PyInt>() {
         if let Ok(id) = item.extract::<u32>() {
@@ -141,7 +141,7 @@ pub(super) fn id_at(item: &Bound<'_, PyAny>, position: usize, size: usize) -> Py
 }
 
 /// `item`'s repr for a message, cut short (a huge int's digits, a long string).
-pub(super) fn shown(item: &Bound<'_, PyAny>) -> String {
+fn shown(item: &Bound<'_, PyAny>) -> String {
     let text = item
         .repr()
         .map(|r| r.to_string())

@@ -340,7 +340,8 @@ impl PyModel {
                 Err(_) => return Ok(None),
             },
         };
-        let bytes = (self.inner)
+        let bytes = self
+            .inner
             .decode_bytes(&ids_in(ids, self.inner.tokens.len())?)
             .map_err(to_py_err)?;
         let len = isize::try_from(bytes.len()).map_err(|_| invalid_input("too many bytes"))?;

@@ -1,15 +1,16 @@
 //! `_core.TokenizerBase`: the base class of Python's `Tokenizer`. Its `encode`,
 //! `encode_ordinary` and `encode_to_numpy` take the common call (a str, tiktoken's default
 //! special-token arguments or `disallowed_special=()`, a model the core encodes alone)
-//! straight to `_core.Model`; every other call goes to the Python methods `_encode`,
-//! `_encode_ordinary` and `_encode_to_numpy`, which hold the rules.
+//! straight to `_core.Model`, and so does `decode` (a model the core encodes alone, not
+//! SentencePiece); every other call goes to the Python methods `_encode`,
+//! `_encode_ordinary`, `_encode_to_numpy` and `_decode`, which hold the rules.
 
 use std::sync::OnceLock;
 
 use numpy::PyArray1;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 
 use super::errors::invalid_input;
 use super::model::PyModel;
@@ -198,6 +199,7 @@ impl TokenizerBase {
             (text, allowed_special, disallowed_special),
         )
     }
+
     /// The text of `ids`. Byte-level ids that split a UTF-8 sequence follow `errors`
     /// (as `bytes.decode`). Classic models give the words separated by single spaces.
     /// A pre-tokenizer that runs in Python may rebuild the text from its pieces (the
@@ -229,10 +231,7 @@ impl TokenizerBase {
             }
         }
         let errors = errors.map_or_else(|| intern!(py, "replace").clone().into_any(), Clone::clone);
-        let join = join.map_or_else(
-            || true.into_pyobject(py).map(|b| b.to_owned().into_any()),
-            |j| Ok(j.clone()),
-        )?;
+        let join = join.map_or_else(|| PyBool::new(py, true).to_owned().into_any(), Clone::clone);
         slf.call_method1(intern!(py, "_decode"), (ids, errors, join))
     }
 }
