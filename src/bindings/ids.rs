@@ -30,8 +30,9 @@ pub(super) fn ids_in(ids: &Bound<'_, PyAny>, size: usize) -> PyResult<Vec<u32>> 
 
 fn list_ids(list: &Bound<'_, PyList>, size: usize) -> PyResult<Vec<u32>> {
     let mut out = Vec::with_capacity(list.len());
-    // SAFETY: nothing below runs Python code while `items` is held: reading an exact int
-    // (`PyLong_AsLong`) cannot, so the list cannot change under the loop.
+    // SAFETY: no Python code runs while `items` is read, so the list cannot change under
+    // the loop: reading an exact int that fits runs none, and one that does not (whose
+    // error, made and cleared, could start a garbage collection) ends the loop.
     if let Some(items) = unsafe { lists::items(list) } {
         for &item in items {
             // SAFETY: `item` is a live object held by the list.
