@@ -55,16 +55,24 @@ pub(super) unsafe fn items<'a>(list: &'a Bound<'_, PyList>) -> Option<&'a [*mut 
     if len == 0 {
         return Some(&[]);
     }
-    // SAFETY: `fill` checked that a list's slot array is the pointer after its PyVarObject
-    // header; a list of `len` items has `len` filled slots there, valid while the list is
-    // unchanged, which the caller promises.
+    // SAFETY: `fill` checked the layout; a list of `len` items has `len` filled slots,
+    // valid while the list is unchanged, which the caller promises.
+    unsafe { Some(std::slice::from_raw_parts(slot_array(list.as_ptr()), len)) }
+}
+
+/// The slot array of a list object.
+///
+/// # Safety
+/// `list` is a list, and `fill` found lists laid out as CPython's: the slot array is the
+/// pointer after the `PyVarObject` header.
+#[inline(always)]
+unsafe fn slot_array(list: *mut ffi::PyObject) -> *mut *mut ffi::PyObject {
+    // SAFETY: per the contract.
     unsafe {
-        let slots = *list
-            .as_ptr()
+        *list
             .cast::<u8>()
             .add(std::mem::size_of::<ffi::PyVarObject>())
-            .cast::<*const *mut ffi::PyObject>();
-        Some(std::slice::from_raw_parts(slots, len))
+            .cast::<*mut *mut ffi::PyObject>()
     }
 }
 
@@ -94,11 +102,7 @@ pub(super) fn id_list<'py>(
         // are counted; the list is new, has `ids.len()` empty slots and is not yet visible
         // to any other code. Each slot is written once with a new strong reference.
         unsafe {
-            let slots = *list
-                .as_ptr()
-                .cast::<u8>()
-                .add(std::mem::size_of::<ffi::PyVarObject>())
-                .cast::<*mut *mut ffi::PyObject>();
+            let slots = slot_array(list.as_ptr());
             // A list of millions of ids: its slots, not yet written, on huge pages too.
             crate::pages::advise_huge_pages(slots, ids.len());
             for (i, &id) in ids.iter().enumerate() {
