@@ -90,15 +90,19 @@ fn token_part<'py>(
 /// call. Without NumPy this does nothing.
 #[pyfunction]
 fn prepare_numpy(py: Python<'_>) {
-    let imported = py
-        .import("sys")
-        .and_then(|sys| sys.getattr("modules"))
-        .and_then(|modules| modules.contains("numpy"))
-        .unwrap_or(false);
-    if imported {
+    if numpy_imported(py) {
         // An error here only means the first array call will report it.
         let _ = numpy::PyArray1::<u32>::zeros(py, 0, false);
     }
+}
+
+/// Whether `numpy` is imported in this process: the numpy crate imports it on first use,
+/// which a caller that never asked for NumPy must not pay for (or fail on).
+pub(super) fn numpy_imported(py: Python<'_>) -> bool {
+    py.import("sys")
+        .and_then(|sys| sys.getattr("modules"))
+        .and_then(|modules| modules.contains("numpy"))
+        .unwrap_or(false)
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -10,6 +10,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList};
 
+use super::calls::numpy_imported;
 use super::errors::invalid_input;
 use super::lists;
 
@@ -76,13 +77,7 @@ unsafe fn exact_int(item: *mut ffi::PyObject) -> Option<u32> {
 /// A one-dimensional NumPy array of integers, read as numbers (any strides); `None` for
 /// anything else. NumPy is looked for only when it is imported (an array means it is).
 fn array_ids(ids: &Bound<'_, PyAny>, size: usize) -> PyResult<Option<Vec<u32>>> {
-    let py = ids.py();
-    let numpy_imported = py
-        .import("sys")
-        .and_then(|sys| sys.getattr("modules"))
-        .and_then(|modules| modules.contains("numpy"))
-        .unwrap_or(false);
-    if !numpy_imported {
+    if !numpy_imported(ids.py()) {
         return Ok(None);
     }
     macro_rules! try_dtype {

@@ -223,11 +223,7 @@ impl PyModel {
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = self
-            .inner
-            .decode_bytes(&ids_in(ids, self.inner.tokens.len())?)
-            .map_err(to_py_err)?;
-        Ok(PyBytes::new(py, &bytes))
+        Ok(PyBytes::new(py, &self.decoded(ids)?))
     }
 
     /// `decode_bytes`, and the offsets where the bytes are decoded apart (SentencePiece's
@@ -324,6 +320,12 @@ impl PyModel {
         })
     }
 
+    /// The bytes of the ids given to decode (each checked: `ids::ids_in`).
+    fn decoded(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+        let ids = ids_in(ids, self.inner.tokens.len())?;
+        self.inner.decode_bytes(&ids).map_err(to_py_err)
+    }
+
     /// `decode_bytes` as a str, decoded by Python's UTF-8 codec with the `errors` handler
     /// (what `bytes.decode` does), without the bytes object. `None` for an `errors` that
     /// is not a C string (the caller's general path reports it).
@@ -340,10 +342,7 @@ impl PyModel {
                 Err(_) => return Ok(None),
             },
         };
-        let bytes = self
-            .inner
-            .decode_bytes(&ids_in(ids, self.inner.tokens.len())?)
-            .map_err(to_py_err)?;
+        let bytes = self.decoded(ids)?;
         let len = isize::try_from(bytes.len()).map_err(|_| invalid_input("too many bytes"))?;
         // SAFETY: `bytes` is valid for `len` bytes and `errors` is a C string; the call
         // returns a new str or NULL with an error set.
