@@ -1,7 +1,7 @@
 //! Counting: how many tokens `encode` gives, without handing the ids to the caller. The
 //! ids go into one reused buffer per thread, so a count costs an encode and nothing else.
 
-use super::encode::{in_text, Runs};
+use super::batch::{in_text, Runs};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::Result;

@@ -1,7 +1,6 @@
 //! Encoding: normalize → special tokens → pre-tokenize → per piece, the cache or the
 //! algorithm → ids. Once the cache is large, pieces go through a short queue so that each
-//! one's cache slot is prefetched before it is looked up; batches run on the calling thread
-//! and a rayon pool's.
+//! one's cache slot is prefetched before it is looked up. Batches: `batch.rs`.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
 use super::cache::{self, PieceCache, INLINE_IDS};
@@ -11,8 +10,6 @@ use crate::algorithms::UnknownChar;
 use crate::error::{Error, Result};
 use crate::pretokenize::PieceSink;
 use crate::rng::SplitMix64;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 impl Tokenizer {
     /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
@@ -37,7 +34,7 @@ impl Tokenizer {
 
     /// `encode_into` with this thread's cache already taken: a run of a batch takes it
     /// once for all its texts.
-    fn encode_with_cache(
+    pub(super) fn encode_with_cache(
         &self,
         text: &str,
         specials: Option<&SpecialMatcher>,
@@ -65,20 +62,7 @@ impl Tokenizer {
         out: &mut Vec<u32>,
         cache: &mut PieceCache,
     ) -> Result<()> {
-        let direct = cache.is_small();
-        let mut encoder = PieceEncoder {
-            tokenizer: self,
-            text,
-            out: IdWriter::new(out),
-            cache,
-            queue: [("", 0); AHEAD],
-            queued: 0,
-            // The mode is chosen here, not at the first piece: a batch of short texts
-            // would otherwise pay a call per text for it.
-            seen: 1,
-            direct,
-            failure: None,
-        };
+        let mut encoder = PieceEncoder::new(self, text, out, cache, NoEnds);
         self.config.pre_tokenizer.send_pieces(text, &mut encoder)?;
         encoder.finish()
     }
@@ -94,7 +78,10 @@ impl Tokenizer {
     ) -> Result<()> {
         let start = out.len();
         if let Err(unknown) = self.encode_word(piece, out) {
-            let offset = piece.as_ptr() as usize - text.as_ptr() as usize;
+            // In a run's shared queue the piece may be an earlier text's: that error is
+            // dropped and the run encoded again text by text, so only the arithmetic must
+            // hold here.
+            let offset = (piece.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
             return Err(unknown.into_error(text, offset));
         }
         cache.insert(piece.as_bytes(), &out[start..]);
@@ -184,234 +171,6 @@ impl Tokenizer {
         }
         Ok(out)
     }
-
-    /// Text `index` of a batch, its ids appended to `out`: the forbidden-token check,
-    /// then `encode`; an error names the text.
-    fn encode_in_batch(
-        &self,
-        index: usize,
-        text: &str,
-        specials: Option<&SpecialMatcher>,
-        forbidden: Option<&SpecialMatcher>,
-        out: &mut Vec<u32>,
-        cache: &mut PieceCache,
-    ) -> Result<()> {
-        forbidden
-            .map_or(Ok(()), |f| f.refuse_in(text))
-            .and_then(|()| self.encode_with_cache(text, specials, out, cache))
-            .map_err(|e| in_text(index, e))
-    }
-
-    /// A batch as one flat list of ids and the offsets where each text's ids start (one
-    /// more offset than texts, the last being the total), encoded on the calling thread
-    /// and all but one of `pool`'s threads (rayon's global pool for `None`).
-    pub fn encode_batch_flat(
-        &self,
-        texts: &[&str],
-        specials: Option<&SpecialMatcher>,
-        forbidden: Option<&SpecialMatcher>,
-        pool: Option<&rayon::ThreadPool>,
-    ) -> Result<(Vec<u32>, Vec<u64>)> {
-        // Runs of texts, each encoded into one buffer: no vector per text.
-        let runs = Runs::for_pool(texts, pool);
-        if runs.count() == 1 {
-            // One run straight into the result: nothing to join.
-            let mut offsets = Vec::with_capacity(texts.len() + 1);
-            offsets.push(0);
-            let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets)?;
-            return Ok((ids, offsets));
-        }
-        let parts = runs.each(pool, |part| {
-            self.encode_part(&runs, part, specials, forbidden)
-        })?;
-        // The runs are joined by the team too: copying tens of megabytes of ids into fresh
-        // pages is a few percent of a batch, serial if done by one thread.
-        let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
-        crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());
-        let mut offsets = vec![0u64; texts.len() + 1];
-        let mut slots = Vec::with_capacity(parts.len());
-        let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
-        let mut base = 0u64;
-        for (ids, ends) in &parts {
-            let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
-            let (ends_slot, ends_rest) = ends_left.split_at_mut(ends.len());
-            slots.push((ids_slot, ends_slot, base, ids, ends));
-            (ids_left, ends_left) = (ids_rest, ends_rest);
-            base += ids.len() as u64;
-        }
-        let slots = Mutex::new(slots);
-        let join = || {
-            while let Some((ids_slot, ends_slot, base, ids, ends)) = lock(&slots).pop() {
-                ids_slot.copy_from_slice(ids);
-                for (slot, end) in ends_slot.iter_mut().zip(ends) {
-                    *slot = base + end;
-                }
-            }
-        };
-        if base >= PARALLEL_JOIN_MIN_IDS {
-            crate::threads::team(pool, join);
-        } else {
-            join();
-        }
-        Ok((flat, offsets))
-    }
-
-    /// Run `part` of `runs`: its ids and where each of its texts' ids end.
-    pub fn encode_part(
-        &self,
-        runs: &Runs<'_, '_>,
-        part: usize,
-        specials: Option<&SpecialMatcher>,
-        forbidden: Option<&SpecialMatcher>,
-    ) -> Result<(Vec<u32>, Vec<u64>)> {
-        let texts = runs.texts(part);
-        let mut ends = Vec::with_capacity(texts.len());
-        let ids = self.encode_run_into(runs.first(part), texts, specials, forbidden, &mut ends)?;
-        Ok((ids, ends))
-    }
-
-    /// Texts `first..` of a batch into one buffer of ids, pushing where each text's ids end
-    /// onto `ends`. The thread's cache is taken once for the run, not once a text.
-    fn encode_run_into(
-        &self,
-        first: usize,
-        texts: &[&str],
-        specials: Option<&SpecialMatcher>,
-        forbidden: Option<&SpecialMatcher>,
-        ends: &mut Vec<u64>,
-    ) -> Result<Vec<u32>> {
-        let mut ids = Vec::new();
-        PieceCache::with(self.cache_owner, |cache| {
-            texts.iter().enumerate().try_for_each(|(k, text)| {
-                self.encode_in_batch(first + k, text, specials, forbidden, &mut ids, cache)?;
-                ends.push(ids.len() as u64);
-                Ok(())
-            })
-        })?;
-        Ok(ids)
-    }
-}
-
-/// A batch cut into runs of consecutive texts of about equal bytes (a text is never cut),
-/// which threads claim one at a time, each run once: a thread that also has other work
-/// (making Python lists) claims a run only when it is idle, so the work is shared out as
-/// it goes rather than fixed in advance. By bytes, not by count: one long text among
-/// short ones makes a run of its own instead of a run as long as many others.
-pub struct Runs<'b, 't> {
-    all: &'b [&'t str],
-    /// Where each run starts, then the number of texts.
-    starts: Vec<usize>,
-    next: AtomicUsize,
-}
-
-impl<'b, 't> Runs<'b, 't> {
-    /// `texts` in about `parts` runs (fewer when there are fewer texts, a few more when
-    /// long texts take whole runs).
-    pub fn new(texts: &'b [&'t str], parts: usize) -> Self {
-        // A text weighs its bytes plus one (a batch of empty texts is cut by count). A run
-        // goes up to its share of the weight, past it only for a text alone in its run.
-        let weight: usize = texts.iter().map(|t| t.len() + 1).sum();
-        let share = weight.div_ceil(parts.max(1)).max(1);
-        let mut starts = vec![0];
-        let mut run = 0;
-        for (i, text) in texts.iter().enumerate() {
-            let w = text.len() + 1;
-            if run > 0 && run + w > share {
-                starts.push(i);
-                run = 0;
-            }
-            run += w;
-        }
-        starts.push(texts.len());
-        Runs {
-            all: texts,
-            starts,
-            next: AtomicUsize::new(0),
-        }
-    }
-
-    /// `texts` cut for work on `pool` (`crate::threads::team`): one run for a batch under
-    /// `PARALLEL_MIN_BYTES` or a pool of one thread, else several runs a thread, which
-    /// keep the threads evenly loaded.
-    pub fn for_pool(texts: &'b [&'t str], pool: Option<&rayon::ThreadPool>) -> Self {
-        if Self::worth_sharing(texts, pool) {
-            Runs::new(texts, 8 * crate::threads::pool_threads(pool))
-        } else {
-            Runs::new(texts, 1)
-        }
-    }
-
-    /// Whether a batch of `texts` is worth sharing among `pool`'s threads: it has at least
-    /// `PARALLEL_MIN_BYTES` and the pool more than one thread.
-    pub fn worth_sharing(texts: &[&str], pool: Option<&rayon::ThreadPool>) -> bool {
-        crate::threads::pool_threads(pool) >= 2
-            && texts.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES
-    }
-
-    /// How many runs there are (one, empty, for a batch of no texts).
-    pub fn count(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    /// The number of the next run no thread has claimed yet.
-    pub fn claim(&self) -> Option<usize> {
-        let part = self.next.fetch_add(1, Ordering::Relaxed);
-        (part < self.count()).then_some(part)
-    }
-
-    /// `f` of every run, in run order, computed by the calling thread and all but one of
-    /// `pool`'s threads (`crate::threads::team`); the error of the earliest run that failed.
-    pub fn each<T: Send>(
-        &self,
-        pool: Option<&rayon::ThreadPool>,
-        f: impl Fn(usize) -> Result<T> + Sync,
-    ) -> Result<Vec<T>> {
-        if self.count() == 1 {
-            return Ok(vec![f(0)?]);
-        }
-        let done = Mutex::new(Vec::with_capacity(self.count()));
-        crate::threads::team(pool, || {
-            let mut mine = Vec::new();
-            while let Some(part) = self.claim() {
-                mine.push((part, f(part)));
-            }
-            lock(&done).extend(mine);
-        });
-        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-        done.sort_unstable_by_key(|(part, _)| *part);
-        done.into_iter().map(|(_, result)| result).collect()
-    }
-
-    /// The index in the batch of run `part`'s first text.
-    pub fn first(&self, part: usize) -> usize {
-        self.starts[part]
-    }
-
-    pub(super) fn texts(&self, part: usize) -> &'b [&'t str] {
-        &self.all[self.starts[part]..self.starts[part + 1]]
-    }
-}
-
-/// `err` as an error of text `index` of a batch.
-pub(super) fn in_text(index: usize, err: Error) -> Error {
-    Error {
-        message: format!("text {index} of the batch: {}", err.message),
-        ..err
-    }
-}
-
-/// A batch with fewer ids is joined on the calling thread: handing the copies to the pool
-/// costs more than they take.
-const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
-
-/// A batch of fewer bytes is encoded on the calling thread alone: a sleeping pool thread
-/// wakes too late to take a share of it
-/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it).
-pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
-
-/// `mutex`'s guard; a thread that panicked holding it left nothing half-written here.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Pieces are looked up this many pieces after their cache slot was prefetched.
@@ -424,10 +183,11 @@ const RECHECK: usize = 4096;
 /// piece's slot is prefetched when it is found and looked up `AHEAD` pieces later, so the
 /// memory latency of lookups overlaps (why both: docs/performance.md#lookup-modes). Inlined
 /// into the splitting loop: a cached piece costs no function call.
-struct PieceEncoder<'a, 't> {
+pub(super) struct PieceEncoder<'a, 't, E: Ends> {
     tokenizer: &'a Tokenizer,
-    text: &'t str,
-    out: IdWriter<'a>,
+    /// The text being split (a run's texts in turn).
+    pub(super) text: &'t str,
+    pub(super) out: IdWriter<'a>,
     cache: &'a mut PieceCache,
     /// The waiting pieces and their keys: the last `min(queued, AHEAD)` queued, piece `i`
     /// at `i % AHEAD`, so the oldest is where the next one goes.
@@ -435,14 +195,55 @@ struct PieceEncoder<'a, 't> {
     /// Pieces queued since the queue was last empty.
     queued: usize,
     /// Pieces found so far, plus one: the mode is chosen again each `RECHECK` pieces.
-    seen: usize,
+    pub(super) seen: usize,
     /// Looking up each piece as it is found, with no queue.
     direct: bool,
     /// The first error; later pieces are skipped.
     failure: Option<Error>,
+    /// Where each text of a run ends in `out` (nothing for one text).
+    pub(super) ends: E,
 }
 
-impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
+/// Told of every lookup, in the pieces' order, with the number of ids written by then.
+pub(super) trait Ends {
+    fn looked_up(&mut self, out_len: usize);
+}
+
+/// One text: nothing to note.
+struct NoEnds;
+
+impl Ends for NoEnds {
+    #[inline(always)]
+    fn looked_up(&mut self, _: usize) {}
+}
+
+impl<'a, 't, E: Ends> PieceEncoder<'a, 't, E> {
+    pub(super) fn new(
+        tokenizer: &'a Tokenizer,
+        text: &'t str,
+        out: &'a mut Vec<u32>,
+        cache: &'a mut PieceCache,
+        ends: E,
+    ) -> Self {
+        let direct = cache.is_small();
+        PieceEncoder {
+            tokenizer,
+            text,
+            out: IdWriter::new(out),
+            cache,
+            queue: [("", 0); AHEAD],
+            queued: 0,
+            // The mode is chosen here, not at the first piece: a batch of short texts
+            // would otherwise pay a call per text for it.
+            seen: 1,
+            direct,
+            failure: None,
+            ends,
+        }
+    }
+}
+
+impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
     #[inline(always)]
     fn piece(&mut self, piece: &'t str) {
         let start = piece.as_ptr() as usize - self.text.as_ptr() as usize;
@@ -456,13 +257,14 @@ impl<'t> PieceSink<'t> for PieceEncoder<'_, 't> {
                 Some(key) => self.lookup_short(piece, key),
                 None => self.lookup(piece, cache::key_of(piece.as_bytes())),
             }
+            self.ends.looked_up(self.out.len);
             return;
         }
         self.queue_piece(piece, start);
     }
 }
 
-impl<'t> PieceEncoder<'_, 't> {
+impl<'t, E: Ends> PieceEncoder<'_, 't, E> {
     /// A piece found while the table is large: its slot prefetched, the piece queued, and
     /// the oldest queued piece looked up. Out of the splitting loop: inlined there, it made
     /// the direct path slower (docs/performance.md#the-queue-short-pieces-path-one-index-this-round).
@@ -480,7 +282,7 @@ impl<'t> PieceEncoder<'_, 't> {
     }
 }
 
-impl PieceEncoder<'_, '_> {
+impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// A short piece: its slot's ids are copied whole and `n` of them kept, so the number
     /// of ids costs no branch.
     #[inline(always)]
@@ -535,6 +337,7 @@ impl PieceEncoder<'_, '_> {
         } else {
             self.lookup(piece, key);
         }
+        self.ends.looked_up(self.out.len);
     }
 
     /// Looks up the pieces still in the queue, oldest first.
@@ -557,7 +360,7 @@ impl PieceEncoder<'_, '_> {
     }
 
     /// Looks up the pieces still waiting; the first error, if any.
-    fn finish(&mut self) -> Result<()> {
+    pub(super) fn finish(&mut self) -> Result<()> {
         self.drain();
         self.out.vec();
         self.failure.take().map_or(Ok(()), Err)
@@ -569,10 +372,11 @@ impl PieceEncoder<'_, '_> {
 /// The `Vec`'s length is brought up to date by `vec`, before anything else touches it;
 /// until then it is behind, never ahead, so a panic in between loses ids but exposes no
 /// unwritten one.
-struct IdWriter<'a> {
+pub(super) struct IdWriter<'a> {
     vec: &'a mut Vec<u32>,
     ptr: *mut u32,
-    len: usize,
+    /// Ids written.
+    pub(super) len: usize,
     cap: usize,
 }
 

@@ -6,6 +6,7 @@
 //! A `Tokenizer` is built once from plain data (token → id, merges in rank order, special
 //! tokens) and is immutable afterwards, so one serves all threads.
 
+mod batch;
 pub mod cache;
 mod count;
 mod decode;
@@ -13,6 +14,8 @@ mod encode;
 pub mod offsets;
 mod sentencepiece;
 pub use sentencepiece::LeadingSpace;
+#[cfg(test)]
+mod batch_tests;
 pub mod specials;
 mod stream;
 #[cfg(test)]
@@ -36,7 +39,7 @@ use crate::symbols::{
 use crate::vocab::{Ranks, TokenBytes, TokenNames};
 use cache::{new_owner, PieceIds};
 
-pub use encode::{Runs, PARALLEL_MIN_BYTES};
+pub use batch::{Runs, PARALLEL_MIN_BYTES};
 pub use specials::SpecialMatcher;
 
 #[derive(Debug, Clone)]

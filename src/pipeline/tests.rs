@@ -8,7 +8,11 @@ use crate::pipeline::cache::MAX_PIECE_BYTES;
 use crate::pretokenize::GPT2;
 use crate::symbols::byte_to_unicode;
 
-fn config(kind: Kind, end_of_word: EndOfWord, algorithm: AlgorithmConfig) -> TokenizerConfig {
+pub(super) fn config(
+    kind: Kind,
+    end_of_word: EndOfWord,
+    algorithm: AlgorithmConfig,
+) -> TokenizerConfig {
     TokenizerConfig {
         normalizer: Normalizer::default(),
         pre_tokenizer: PreTokenizer::Whitespace,
@@ -24,12 +28,12 @@ fn config(kind: Kind, end_of_word: EndOfWord, algorithm: AlgorithmConfig) -> Tok
     }
 }
 
-fn bpe(rule: MergeRule) -> AlgorithmConfig {
+pub(super) fn bpe(rule: MergeRule) -> AlgorithmConfig {
     AlgorithmConfig::Bpe { merge_rule: rule }
 }
 
 /// Tokens get ids in the order given.
-fn vocab(tokens: &[&str]) -> Vec<(String, u32)> {
+pub(super) fn vocab(tokens: &[&str]) -> Vec<(String, u32)> {
     tokens
         .iter()
         .enumerate()
@@ -37,7 +41,7 @@ fn vocab(tokens: &[&str]) -> Vec<(String, u32)> {
         .collect()
 }
 
-fn merges(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(super) fn merges(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -45,7 +49,7 @@ fn merges(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 /// The Sennrich et al. (2016) example: classic, separate `</w>`.
-fn classic(unknown: Unknown) -> Tokenizer {
+pub(super) fn classic(unknown: Unknown) -> Tokenizer {
     let mut c = config(Kind::Classic, EndOfWord::Separate, bpe(MergeRule::Merges));
     c.unknown = unknown;
     let v = vocab(&[
@@ -67,7 +71,7 @@ fn ids_of(t: &Tokenizer, tokens: &[&str]) -> Vec<u32> {
 }
 
 /// A byte-level vocabulary: the 256 byte symbols (ids 0..256), then `extra` in order.
-fn byte_vocab(extra: &[&str]) -> Vec<(String, u32)> {
+pub(super) fn byte_vocab(extra: &[&str]) -> Vec<(String, u32)> {
     let mut v: Vec<(String, u32)> = byte_to_unicode()
         .iter()
         .enumerate()
@@ -217,7 +221,7 @@ fn specials_allowed_and_forbidden() {
 }
 
 /// A byte-level model on the GPT-2 pattern with a few ranked tokens over the bytes.
-fn gpt2_ranked() -> Tokenizer {
+pub(super) fn gpt2_ranked() -> Tokenizer {
     let c = TokenizerConfig {
         pre_tokenizer: PreTokenizer::regex(GPT2).unwrap(),
         ..config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Ranks))
@@ -227,7 +231,7 @@ fn gpt2_ranked() -> Tokenizer {
 
 /// `text`'s ids with each piece encoded on its own, past the cache, appended to `out`:
 /// what the cached paths must give.
-fn uncached_ids(t: &Tokenizer, text: &str, mut out: Vec<u32>) -> Vec<u32> {
+pub(super) fn uncached_ids(t: &Tokenizer, text: &str, mut out: Vec<u32>) -> Vec<u32> {
     for piece in t.config.pre_tokenizer.pieces(text).unwrap() {
         t.encode_piece(&piece, &mut out).unwrap();
     }
@@ -440,7 +444,7 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
 }
 
 /// Word `i` of a run of distinct words: a space and `i` in base 26, as letters.
-fn distinct_word(mut i: usize) -> String {
+pub(super) fn distinct_word(mut i: usize) -> String {
     let mut w = String::from(" ");
     loop {
         w.push((b'a' + (i % 26) as u8) as char);
@@ -502,131 +506,4 @@ fn the_queue_gives_the_ids_of_pieces_of_every_kind() {
         assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?}");
         assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?} again");
     }
-}
-
-/// The texts of each run, as (first index, texts), in order.
-fn run_texts<'t>(runs: &Runs<'_, 't>) -> Vec<(usize, Vec<&'t str>)> {
-    (0..runs.count())
-        .map(|part| (runs.first(part), runs.texts(part).to_vec()))
-        .collect()
-}
-
-#[test]
-fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
-    let long = "x".repeat(100_000);
-    let mut texts: Vec<&str> = vec!["ab"; 1000];
-    texts[500] = &long;
-    let runs = Runs::new(&texts, 8);
-    let parts = run_texts(&runs);
-    // Every text once, in order, each run starting where the last ended.
-    let mut next = 0;
-    for (first, run) in &parts {
-        assert_eq!(*first, next);
-        assert!(!run.is_empty());
-        next += run.len();
-    }
-    assert_eq!(next, texts.len());
-    // The long text makes a run of its own; the short texts are not all in one run.
-    let with_long = parts.iter().find(|(_, run)| run.contains(&long.as_str()));
-    assert_eq!(with_long.map(|(_, run)| run.len()), Some(1));
-    assert!(parts.len() >= 3, "{} runs", parts.len());
-    // Empty texts are shared out by count.
-    let empty = vec![""; 1000];
-    let runs = Runs::new(&empty, 10);
-    let sizes: Vec<usize> = run_texts(&runs).iter().map(|(_, r)| r.len()).collect();
-    assert_eq!(sizes, vec![100; 10]);
-    // Runs are claimed once each, then none is left.
-    let claimed: Vec<usize> = std::iter::from_fn(|| runs.claim()).collect();
-    assert_eq!(claimed, (0..10).collect::<Vec<_>>());
-    assert_eq!(runs.claim(), None);
-    // No texts: one empty run; more runs asked than texts: one text a run.
-    assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
-    assert_eq!(Runs::new(&["a", "b", "c"], 16).count(), 3);
-    // For a pool: one run when small or on one thread, several a thread otherwise.
-    let two = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let big = vec![long.as_str(); 2 * PARALLEL_MIN_BYTES / long.len() + 1];
-    assert_eq!(Runs::for_pool(&["ab"; 100], Some(&two)).count(), 1);
-    assert_eq!(Runs::for_pool(&big, Some(&one)).count(), 1);
-    assert!(Runs::for_pool(&big, Some(&two)).count() > 2);
-}
-
-#[test]
-fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
-    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
-    let specials = vec![("<s>".to_string(), 300)];
-    let t = Tokenizer::new(
-        c,
-        byte_vocab(&["ab", "abab"]),
-        &merges(&[("a", "b"), ("ab", "ab")]),
-        specials.clone(),
-    )
-    .unwrap();
-    let mut texts: Vec<String> = (0..3000)
-        .map(|i| format!("ab {i} abab{}", " ba".repeat(i % 7)))
-        .collect();
-    texts[10] = "ab ".repeat(100_000); // longer than a run's share
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let bytes: usize = refs.iter().map(|t| t.len()).sum();
-    assert!(bytes >= encode::PARALLEL_MIN_BYTES);
-    for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let (flat, offsets) = t.encode_batch_flat(&refs, None, None, Some(&pool)).unwrap();
-        assert_eq!(offsets.len(), refs.len() + 1);
-        for (i, text) in refs.iter().enumerate() {
-            let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
-            assert_eq!(
-                ids,
-                t.encode(text, None).unwrap(),
-                "text {i}, {threads} threads"
-            );
-        }
-        // A forbidden special token in two texts: the error names the first.
-        let matcher = SpecialMatcher::new(&specials).unwrap().unwrap();
-        let mut bad = refs.clone();
-        bad[2990] = "<s>";
-        bad[1500] = "x <s>";
-        let err = t
-            .encode_batch_flat(&bad, None, Some(&matcher), Some(&pool))
-            .unwrap_err();
-        assert!(
-            err.message.starts_with("text 1500 of the batch"),
-            "{}",
-            err.message
-        );
-    }
-}
-
-/// A run of a batch encodes its texts into one buffer: huge pages are asked for when that
-/// buffer is allocated or grows, not once per text (a system call each: 110,418 of them for
-/// en-large's lines before this was fixed).
-#[cfg(target_os = "linux")]
-#[test]
-fn a_large_batch_asks_for_huge_pages_per_allocation_not_per_text() {
-    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
-    let t = Tokenizer::new(c, byte_vocab(&["ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
-    // 600,000 texts of 3 ids each ("ab", "c", "d"): 7.2 MB of ids in the run's buffer,
-    // past the 4 MiB line.
-    let texts = vec!["ab cd"; 600_000];
-    // A pool of one thread: one run, encoded on this thread, whose count is read.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let before = crate::pages::ADVICE.with(|n| n.get());
-    let (flat, _) = t
-        .encode_batch_flat(&texts, None, None, Some(&pool))
-        .unwrap();
-    let asked = crate::pages::ADVICE.with(|n| n.get()) - before;
-    assert_eq!(flat.len(), 3 * texts.len());
-    assert!((1..=4).contains(&asked), "asked {asked} times");
 }

@@ -1,0 +1,337 @@
+//! Batches: texts cut into runs of about equal bytes, which the calling thread and a
+//! rayon pool's threads claim; each run encoded into one buffer through one encoder.
+//! Why runs, and why one encoder a run: docs/performance.md#batches-cut-by-bytes and
+//! docs/performance.md#batches-one-queue-for-a-run.
+
+use super::cache::PieceCache;
+use super::encode::{Ends, PieceEncoder};
+use super::specials::SpecialMatcher;
+use super::Tokenizer;
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+impl Tokenizer {
+    /// Text `index` of a batch, its ids appended to `out`: the forbidden-token check,
+    /// then `encode`; an error names the text.
+    fn encode_in_batch(
+        &self,
+        index: usize,
+        text: &str,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        out: &mut Vec<u32>,
+        cache: &mut PieceCache,
+    ) -> Result<()> {
+        forbidden
+            .map_or(Ok(()), |f| f.refuse_in(text))
+            .and_then(|()| self.encode_with_cache(text, specials, out, cache))
+            .map_err(|e| in_text(index, e))
+    }
+
+    /// A batch as one flat list of ids and the offsets where each text's ids start (one
+    /// more offset than texts, the last being the total), encoded on the calling thread
+    /// and all but one of `pool`'s threads (rayon's global pool for `None`).
+    pub fn encode_batch_flat(
+        &self,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        // Runs of texts, each encoded into one buffer: no vector per text.
+        let runs = Runs::for_pool(texts, pool);
+        if runs.count() == 1 {
+            // One run straight into the result: nothing to join.
+            let mut offsets = Vec::with_capacity(texts.len() + 1);
+            offsets.push(0);
+            let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets)?;
+            return Ok((ids, offsets));
+        }
+        let parts = runs.each(pool, |part| {
+            self.encode_part(&runs, part, specials, forbidden)
+        })?;
+        // The runs are joined by the team too: copying tens of megabytes of ids into fresh
+        // pages is a few percent of a batch, serial if done by one thread.
+        let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
+        crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());
+        let mut offsets = vec![0u64; texts.len() + 1];
+        let mut slots = Vec::with_capacity(parts.len());
+        let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
+        let mut base = 0u64;
+        for (ids, ends) in &parts {
+            let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
+            let (ends_slot, ends_rest) = ends_left.split_at_mut(ends.len());
+            slots.push((ids_slot, ends_slot, base, ids, ends));
+            (ids_left, ends_left) = (ids_rest, ends_rest);
+            base += ids.len() as u64;
+        }
+        let slots = Mutex::new(slots);
+        let join = || {
+            while let Some((ids_slot, ends_slot, base, ids, ends)) = lock(&slots).pop() {
+                ids_slot.copy_from_slice(ids);
+                for (slot, end) in ends_slot.iter_mut().zip(ends) {
+                    *slot = base + end;
+                }
+            }
+        };
+        if base >= PARALLEL_JOIN_MIN_IDS {
+            crate::threads::team(pool, join);
+        } else {
+            join();
+        }
+        Ok((flat, offsets))
+    }
+
+    /// Run `part` of `runs`: its ids and where each of its texts' ids end.
+    pub fn encode_part(
+        &self,
+        runs: &Runs<'_, '_>,
+        part: usize,
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
+        let texts = runs.texts(part);
+        let mut ends = Vec::with_capacity(texts.len());
+        let ids = self.encode_run_into(runs.first(part), texts, specials, forbidden, &mut ends)?;
+        Ok((ids, ends))
+    }
+
+    /// Texts `first..` of a batch into one buffer of ids, pushing where each text's ids end
+    /// onto `ends`. The thread's cache is taken once for the run, not once a text.
+    fn encode_run_into(
+        &self,
+        first: usize,
+        texts: &[&str],
+        specials: Option<&SpecialMatcher>,
+        forbidden: Option<&SpecialMatcher>,
+        ends: &mut Vec<u64>,
+    ) -> Result<Vec<u32>> {
+        let ends_before = ends.len();
+        let mut ids = Vec::new();
+        PieceCache::with(self.cache_owner, |cache| {
+            if specials.is_none() && self.config.normalizer.is_identity() {
+                if self.encode_run_queued(texts, forbidden, &mut ids, ends, cache) {
+                    return Ok(());
+                }
+                ids.clear();
+                ends.truncate(ends_before);
+            }
+            texts.iter().enumerate().try_for_each(|(k, text)| {
+                self.encode_in_batch(first + k, text, specials, forbidden, &mut ids, cache)?;
+                ends.push(ids.len() as u64);
+                Ok(())
+            })
+        })?;
+        Ok(ids)
+    }
+
+    /// A run of a batch's texts through one encoder, so that the prefetch queue runs on
+    /// from one text into the next instead of draining at each text's end
+    /// (docs/performance.md#batches-one-queue-for-a-run). For texts encoded as they are:
+    /// the caller checked that nothing is normalized and no special token recognised.
+    /// False when a text failed, with `ids` and `ends` partly written: the caller encodes
+    /// the run again text by text, which names the earliest failing text.
+    fn encode_run_queued(
+        &self,
+        texts: &[&str],
+        forbidden: Option<&SpecialMatcher>,
+        ids: &mut Vec<u32>,
+        ends: &mut Vec<u64>,
+        cache: &mut PieceCache,
+    ) -> bool {
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        crate::pages::reserve(ids, bytes / 4);
+        let run_ends = RunEnds {
+            ends,
+            looked: 0,
+            next: usize::MAX,
+            pending: std::collections::VecDeque::new(),
+        };
+        let mut encoder = PieceEncoder::new(self, "", ids, cache, run_ends);
+        for text in texts {
+            if forbidden.is_some_and(|f| f.refuse_in(text).is_err()) {
+                return false;
+            }
+            encoder.text = text;
+            if self
+                .config
+                .pre_tokenizer
+                .send_pieces(text, &mut encoder)
+                .is_err()
+            {
+                return false;
+            }
+            // The text ends once every piece found so far is looked up.
+            let end = encoder.seen - 1;
+            encoder.ends.text_ends_at(end, encoder.out.len);
+        }
+        encoder.finish().is_ok()
+    }
+}
+
+/// A batch cut into runs of consecutive texts of about equal bytes (a text is never cut),
+/// which threads claim one at a time, each run once: a thread that also has other work
+/// (making Python lists) claims a run only when it is idle, so the work is shared out as
+/// it goes rather than fixed in advance. By bytes, not by count: one long text among
+/// short ones makes a run of its own instead of a run as long as many others.
+pub struct Runs<'b, 't> {
+    all: &'b [&'t str],
+    /// Where each run starts, then the number of texts.
+    starts: Vec<usize>,
+    next: AtomicUsize,
+}
+
+impl<'b, 't> Runs<'b, 't> {
+    /// `texts` in about `parts` runs (fewer when there are fewer texts, a few more when
+    /// long texts take whole runs).
+    pub fn new(texts: &'b [&'t str], parts: usize) -> Self {
+        // A text weighs its bytes plus one (a batch of empty texts is cut by count). A run
+        // goes up to its share of the weight, past it only for a text alone in its run.
+        let weight: usize = texts.iter().map(|t| t.len() + 1).sum();
+        let share = weight.div_ceil(parts.max(1)).max(1);
+        let mut starts = vec![0];
+        let mut run = 0;
+        for (i, text) in texts.iter().enumerate() {
+            let w = text.len() + 1;
+            if run > 0 && run + w > share {
+                starts.push(i);
+                run = 0;
+            }
+            run += w;
+        }
+        starts.push(texts.len());
+        Runs {
+            all: texts,
+            starts,
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// `texts` cut for work on `pool` (`crate::threads::team`): one run for a batch under
+    /// `PARALLEL_MIN_BYTES` or a pool of one thread, else several runs a thread, which
+    /// keep the threads evenly loaded.
+    pub fn for_pool(texts: &'b [&'t str], pool: Option<&rayon::ThreadPool>) -> Self {
+        if Self::worth_sharing(texts, pool) {
+            Runs::new(texts, 8 * crate::threads::pool_threads(pool))
+        } else {
+            Runs::new(texts, 1)
+        }
+    }
+
+    /// Whether a batch of `texts` is worth sharing among `pool`'s threads: it has at least
+    /// `PARALLEL_MIN_BYTES` and the pool more than one thread.
+    pub fn worth_sharing(texts: &[&str], pool: Option<&rayon::ThreadPool>) -> bool {
+        crate::threads::pool_threads(pool) >= 2
+            && texts.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES
+    }
+
+    /// How many runs there are (one, empty, for a batch of no texts).
+    pub fn count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The number of the next run no thread has claimed yet.
+    pub fn claim(&self) -> Option<usize> {
+        let part = self.next.fetch_add(1, Ordering::Relaxed);
+        (part < self.count()).then_some(part)
+    }
+
+    /// `f` of every run, in run order, computed by the calling thread and all but one of
+    /// `pool`'s threads (`crate::threads::team`); the error of the earliest run that failed.
+    pub fn each<T: Send>(
+        &self,
+        pool: Option<&rayon::ThreadPool>,
+        f: impl Fn(usize) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        if self.count() == 1 {
+            return Ok(vec![f(0)?]);
+        }
+        let done = Mutex::new(Vec::with_capacity(self.count()));
+        crate::threads::team(pool, || {
+            let mut mine = Vec::new();
+            while let Some(part) = self.claim() {
+                mine.push((part, f(part)));
+            }
+            lock(&done).extend(mine);
+        });
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.sort_unstable_by_key(|(part, _)| *part);
+        done.into_iter().map(|(_, result)| result).collect()
+    }
+
+    /// The index in the batch of run `part`'s first text.
+    pub fn first(&self, part: usize) -> usize {
+        self.starts[part]
+    }
+
+    pub(super) fn texts(&self, part: usize) -> &'b [&'t str] {
+        &self.all[self.starts[part]..self.starts[part + 1]]
+    }
+}
+
+/// `err` as an error of text `index` of a batch.
+pub(super) fn in_text(index: usize, err: Error) -> Error {
+    Error {
+        message: format!("text {index} of the batch: {}", err.message),
+        ..err
+    }
+}
+
+/// A batch with fewer ids is joined on the calling thread: handing the copies to the pool
+/// costs more than they take.
+const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
+
+/// A batch of fewer bytes is encoded on the calling thread alone: a sleeping pool thread
+/// wakes too late to take a share of it
+/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it).
+pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
+
+/// `mutex`'s guard; a thread that panicked holding it left nothing half-written here.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A run of texts: each text's end in the output, known once its last piece is looked up.
+struct RunEnds<'e> {
+    ends: &'e mut Vec<u64>,
+    /// Pieces looked up so far.
+    looked: usize,
+    /// The piece count at which the oldest text not yet ended ends (`usize::MAX`: none).
+    next: usize,
+    /// The piece counts at which later texts end, oldest first.
+    pending: std::collections::VecDeque<usize>,
+}
+
+impl RunEnds<'_> {
+    /// A text ends once `pieces` pieces are looked up (the pieces found so far).
+    fn text_ends_at(&mut self, pieces: usize, out_len: usize) {
+        if self.next == usize::MAX && self.looked == pieces {
+            self.ends.push(out_len as u64);
+        } else if self.next == usize::MAX {
+            self.next = pieces;
+        } else {
+            self.pending.push_back(pieces);
+        }
+    }
+
+    /// The texts that end at the current piece count.
+    #[cold]
+    #[inline(never)]
+    fn reached(&mut self, out_len: usize) {
+        while self.next == self.looked {
+            self.ends.push(out_len as u64);
+            self.next = self.pending.pop_front().unwrap_or(usize::MAX);
+        }
+    }
+}
+
+impl Ends for RunEnds<'_> {
+    #[inline(always)]
+    fn looked_up(&mut self, out_len: usize) {
+        self.looked += 1;
+        if self.looked == self.next {
+            self.reached(out_len);
+        }
+    }
+}

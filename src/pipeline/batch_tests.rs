@@ -1,0 +1,232 @@
+//! Batches: runs of texts, one encoder a run (its texts sharing the prefetch queue),
+//! several threads, errors naming the earliest failing text.
+
+use super::tests::{
+    bpe, byte_vocab, classic, config, distinct_word, gpt2_ranked, merges, uncached_ids,
+};
+use super::*;
+use crate::algorithms::bpe::MergeRule;
+
+/// `texts` as one batch on this thread (one run), each text's ids checked against its own
+/// uncached encoding.
+fn check_one_run(t: &Tokenizer, texts: &[&str]) {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let (flat, offsets) = t.encode_batch_flat(texts, None, None, Some(&one)).unwrap();
+    assert_eq!(offsets.len(), texts.len() + 1);
+    assert_eq!(offsets[texts.len()] as usize, flat.len());
+    for (i, text) in texts.iter().enumerate() {
+        let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
+        assert_eq!(ids, uncached_ids(t, text, Vec::new()), "text {i}: {text:?}");
+    }
+}
+
+#[test]
+fn a_run_keeps_one_queue_across_its_texts() {
+    // A run's texts share the prefetch queue, so a text's last pieces are looked up while
+    // the next text is split: each text must still get exactly its own ids, whether it is
+    // empty, shorter than the queue, or longer, in both lookup modes.
+    let t = gpt2_ranked();
+    let words = [
+        " ab",
+        "ab",
+        " abab",
+        " xyz",
+        " abcdefgh",
+        " thequickbrownfox",
+        "!?",
+        "  ",
+        "\n",
+    ];
+    let mut rng = crate::rng::SplitMix64::new(11);
+    let texts: Vec<String> = (0..400)
+        .map(|i| {
+            let n = [0, 1, 2, 7, 8, 9, 30][i % 7];
+            (0..n)
+                .map(|_| words[rng.below(0, words.len() as u32) as usize])
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    check_one_run(&t, &refs); // direct lookups (a small table)
+    let filler: String = (0..100_000).map(distinct_word).collect();
+    t.encode(&filler, None).unwrap();
+    assert!(!cache::PieceCache::with(t.cache_owner, |c| c.is_small()));
+    check_one_run(&t, &refs); // the queue
+                              // Texts with new pieces among cached ones, and a run of empty texts only.
+    let fresh: Vec<String> = (0..300)
+        .map(|i| format!("{} ab{}", distinct_word(200_000 + i), distinct_word(i)))
+        .collect();
+    let refs: Vec<&str> = fresh.iter().map(String::as_str).collect();
+    check_one_run(&t, &refs);
+    check_one_run(&t, &["", "", ""]);
+}
+
+#[test]
+fn a_run_that_fails_names_its_earliest_failing_text() {
+    // An unknown character in a piece still queued when the next text (itself failing)
+    // is split: the error is the earlier text's, as when texts are encoded one by one.
+    let t = classic(Unknown::Error);
+    let letters = ['l', 'o', 'w', 'e', 'r', 'n', 's', 't', 'i', 'd'];
+    let filler: String = (0..80_000)
+        .map(|mut i| {
+            let mut w = String::from(" ");
+            for _ in 0..6 {
+                w.push(letters[i % 10]);
+                i /= 10;
+            }
+            w
+        })
+        .collect();
+    t.encode(&filler, None).unwrap();
+    assert!(!cache::PieceCache::with(t.cache_owner, |c| c.is_small()));
+    let mut texts = vec!["low lower newest widest"; 50];
+    texts[20] = "low lowx";
+    texts[21] = "x";
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let err = t
+        .encode_batch_flat(&texts, None, None, Some(&one))
+        .unwrap_err();
+    let alone = t.encode(texts[20], None).unwrap_err();
+    assert_eq!(
+        err.message,
+        format!("text 20 of the batch: {}", alone.message)
+    );
+    assert!(
+        alone.message.contains("at character 7"),
+        "{}",
+        alone.message
+    );
+}
+
+/// The texts of each run, as (first index, texts), in order.
+fn run_texts<'t>(runs: &Runs<'_, 't>) -> Vec<(usize, Vec<&'t str>)> {
+    (0..runs.count())
+        .map(|part| (runs.first(part), runs.texts(part).to_vec()))
+        .collect()
+}
+
+#[test]
+fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
+    let long = "x".repeat(100_000);
+    let mut texts: Vec<&str> = vec!["ab"; 1000];
+    texts[500] = &long;
+    let runs = Runs::new(&texts, 8);
+    let parts = run_texts(&runs);
+    // Every text once, in order, each run starting where the last ended.
+    let mut next = 0;
+    for (first, run) in &parts {
+        assert_eq!(*first, next);
+        assert!(!run.is_empty());
+        next += run.len();
+    }
+    assert_eq!(next, texts.len());
+    // The long text makes a run of its own; the short texts are not all in one run.
+    let with_long = parts.iter().find(|(_, run)| run.contains(&long.as_str()));
+    assert_eq!(with_long.map(|(_, run)| run.len()), Some(1));
+    assert!(parts.len() >= 3, "{} runs", parts.len());
+    // Empty texts are shared out by count.
+    let empty = vec![""; 1000];
+    let runs = Runs::new(&empty, 10);
+    let sizes: Vec<usize> = run_texts(&runs).iter().map(|(_, r)| r.len()).collect();
+    assert_eq!(sizes, vec![100; 10]);
+    // Runs are claimed once each, then none is left.
+    let claimed: Vec<usize> = std::iter::from_fn(|| runs.claim()).collect();
+    assert_eq!(claimed, (0..10).collect::<Vec<_>>());
+    assert_eq!(runs.claim(), None);
+    // No texts: one empty run; more runs asked than texts: one text a run.
+    assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
+    assert_eq!(Runs::new(&["a", "b", "c"], 16).count(), 3);
+    // For a pool: one run when small or on one thread, several a thread otherwise.
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let big = vec![long.as_str(); 2 * PARALLEL_MIN_BYTES / long.len() + 1];
+    assert_eq!(Runs::for_pool(&["ab"; 100], Some(&two)).count(), 1);
+    assert_eq!(Runs::for_pool(&big, Some(&one)).count(), 1);
+    assert!(Runs::for_pool(&big, Some(&two)).count() > 2);
+}
+
+#[test]
+fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
+    let specials = vec![("<s>".to_string(), 300)];
+    let t = Tokenizer::new(
+        c,
+        byte_vocab(&["ab", "abab"]),
+        &merges(&[("a", "b"), ("ab", "ab")]),
+        specials.clone(),
+    )
+    .unwrap();
+    let mut texts: Vec<String> = (0..3000)
+        .map(|i| format!("ab {i} abab{}", " ba".repeat(i % 7)))
+        .collect();
+    texts[10] = "ab ".repeat(100_000); // longer than a run's share
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let bytes: usize = refs.iter().map(|t| t.len()).sum();
+    assert!(bytes >= batch::PARALLEL_MIN_BYTES);
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (flat, offsets) = t.encode_batch_flat(&refs, None, None, Some(&pool)).unwrap();
+        assert_eq!(offsets.len(), refs.len() + 1);
+        for (i, text) in refs.iter().enumerate() {
+            let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
+            assert_eq!(
+                ids,
+                t.encode(text, None).unwrap(),
+                "text {i}, {threads} threads"
+            );
+        }
+        // A forbidden special token in two texts: the error names the first.
+        let matcher = SpecialMatcher::new(&specials).unwrap().unwrap();
+        let mut bad = refs.clone();
+        bad[2990] = "<s>";
+        bad[1500] = "x <s>";
+        let err = t
+            .encode_batch_flat(&bad, None, Some(&matcher), Some(&pool))
+            .unwrap_err();
+        assert!(
+            err.message.starts_with("text 1500 of the batch"),
+            "{}",
+            err.message
+        );
+    }
+}
+
+/// A run of a batch encodes its texts into one buffer: huge pages are asked for when that
+/// buffer is allocated or grows, not once per text (a system call each: 110,418 of them for
+/// en-large's lines before this was fixed).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_batch_asks_for_huge_pages_per_allocation_not_per_text() {
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
+    let t = Tokenizer::new(c, byte_vocab(&["ab"]), &merges(&[("a", "b")]), vec![]).unwrap();
+    // 600,000 texts of 3 ids each ("ab", "c", "d"): 7.2 MB of ids in the run's buffer,
+    // past the 4 MiB line.
+    let texts = vec!["ab cd"; 600_000];
+    // A pool of one thread: one run, encoded on this thread, whose count is read.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let before = crate::pages::ADVICE.with(|n| n.get());
+    let (flat, _) = t
+        .encode_batch_flat(&texts, None, None, Some(&pool))
+        .unwrap();
+    let asked = crate::pages::ADVICE.with(|n| n.get()) - before;
+    assert_eq!(flat.len(), 3 * texts.len());
+    assert!((1..=4).contains(&asked), "asked {asked} times");
+}
