@@ -103,6 +103,16 @@ impl TokenBytes {
         Some(len)
     }
 
+    /// The bytes `ids` decode to (ids past the table count nothing).
+    pub fn total_len(&self, ids: &[u32]) -> usize {
+        ids.iter()
+            .map(|&id| match self.starts.get(id as usize..id as usize + 2) {
+                Some(&[start, end]) => end - start,
+                _ => 0,
+            })
+            .sum()
+    }
+
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         self.starts.windows(2).map(|w| &self.bytes[w[0]..w[1]])
     }
@@ -405,6 +415,10 @@ mod tests {
         }
         assert_eq!(table.append_to(tokens.len(), &mut out), None);
         assert_eq!(out, want, "an id past the table adds nothing");
+        // The measured length of ids, an id past the table counting nothing.
+        let ids = [6, 0, 2, 99, 6, 4];
+        assert_eq!(table.total_len(&ids), 40 + 5 + 40 + 16);
+        assert_eq!(table.total_len(&[]), 0);
     }
 
     #[test]

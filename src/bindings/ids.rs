@@ -30,7 +30,8 @@ pub(super) fn ids_in(ids: &Bound<'_, PyAny>, size: usize) -> PyResult<Vec<u32>> 
 }
 
 fn list_ids(list: &Bound<'_, PyList>, size: usize) -> PyResult<Vec<u32>> {
-    let mut out = Vec::with_capacity(list.len());
+    let mut out = Vec::new();
+    crate::pages::reserve(&mut out, list.len());
     // SAFETY: no Python code runs while `items` is read, so the list cannot change under
     // the loop: reading an exact int that fits runs none, and one that does not (whose
     // error, made and cleared, could start a garbage collection) ends the loop.

@@ -11,6 +11,9 @@ use crate::symbols::{byte_level_bytes, EndOfWord, Kind, SymbolRules};
 use crate::vocab::{TokenBytes, TokenNames};
 use rustc_hash::FxHashMap;
 
+/// Inputs of at least this many ids get a buffer of their exact size
+/// (docs/performance.md#decoding).
+const MEASURED_IDS: usize = 1 << 20;
 impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         self.decode_runs(ids).map(|(bytes, _)| bytes)
@@ -23,8 +26,15 @@ impl Tokenizer {
     pub fn decode_runs(&self, ids: &[u32]) -> Result<(Vec<u8>, Vec<usize>)> {
         let sentencepiece = self.algorithm.sentencepiece().is_some();
         let mut runs = Vec::new();
-        // Four bytes a token is typical of English; 16 more for `append_to`'s last copy.
-        let mut out = Vec::with_capacity(ids.len() * 4 + 16);
+        // Four bytes a token is typical of English; a long input is measured instead, so
+        // that its buffer (on huge pages) never grows. 16 more for `append_to`'s last copy.
+        let capacity = if ids.len() >= MEASURED_IDS {
+            self.token_bytes.total_len(ids)
+        } else {
+            ids.len() * 4
+        };
+        let mut out = Vec::new();
+        crate::pages::reserve(&mut out, capacity + 16);
         let greedy = self.algorithm.greedy();
         // SentencePiece drops the normalizer's space in front of the first word.
         let rule = self.leading_space();

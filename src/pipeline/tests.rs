@@ -354,6 +354,21 @@ fn decode_round_trips() {
     let ids = b.encode(text, None).unwrap();
     assert_eq!(b.decode_bytes(&ids).unwrap(), text.as_bytes());
     assert!(b.decode_bytes(&[999]).is_err());
+    // Past a million ids the output's size is measured first: the same bytes, and the
+    // same error for an id out of range at the end.
+    let many: Vec<u32> = ids.iter().copied().cycle().take((1 << 20) + 3).collect();
+    let want: Vec<u8> = (0..many.len())
+        .flat_map(|i| b.decode_bytes(&many[i..=i]).unwrap())
+        .collect();
+    assert_eq!(b.decode_bytes(&many).unwrap(), want);
+    let mut bad = many.clone();
+    bad.push(999);
+    let err = b.decode_bytes(&bad).unwrap_err();
+    assert!(
+        err.message.contains(&format!("at position {}", many.len())),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
