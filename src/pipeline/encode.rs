@@ -178,7 +178,8 @@ const AHEAD: usize = 8;
 /// The lookup mode is chosen again every this many pieces (the cache grows as it fills).
 const RECHECK: usize = 4096;
 
-/// Encoding one ordinary text, piece by piece as the pre-tokenizer finds them. While the
+/// Encoding ordinary text (one text, or a batch's run of texts one after another: `E`
+/// notes where each ends), piece by piece as the pre-tokenizer finds them. While the
 /// cache's table is small, each piece is looked up as it is found; once it is large, each
 /// piece's slot is prefetched when it is found and looked up `AHEAD` pieces later, so the
 /// memory latency of lookups overlaps (why both: docs/performance.md#lookup-modes). Inlined
