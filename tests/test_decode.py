@@ -48,6 +48,46 @@ def test_decode_gives_what_the_python_path_gives(kind: str) -> None:
             assert _outcome(tok.decode, iter(ids), errors) == python
 
 
+@pytest.mark.parametrize("kind", kinds())
+def test_decode_batch_gives_what_the_python_path_gives(kind: str) -> None:
+    # The core's loop over the batch against Python's (`_decode_batch`, a `decode` call
+    # per list): the same texts, or the same exception, for any container of lists.
+    tok = models()[kind]
+    lists = _id_lists(tok)
+    for errors in ERRORS:
+        python = _outcome(tok._decode_batch, lists, errors)
+        assert _outcome(tok.decode_batch, lists, errors) == python, (kind, errors)
+        assert _outcome(tok.decode_batch, iter(lists), errors) == python
+        tuples = (tuple(ids) for ids in lists)
+        joined = _outcome(lambda b, e: tok.decode_batch(b, e, join=True), tuples, errors)
+        assert joined == python
+    assert _outcome(tok.decode_batch, lists) == _outcome(
+        lambda b: [tok.decode(i) for i in b], lists
+    )
+    # An id out of range in the third list: the same error as decode's of that list.
+    bad = [lists[0], lists[1], [*lists[2], 10**6], lists[3]]
+    assert _outcome(tok.decode_batch, bad) == _outcome(tok._decode_batch, bad)
+    assert _outcome(tok.decode_batch, bad) == _outcome(tok.decode, bad[2])
+    assert tok.decode_batch([]) == []
+    assert _outcome(tok.decode_batch, 5) == _outcome(tok._decode_batch, 5)
+
+
+def test_decode_batch_reads_the_rows_of_arrays_and_reports_bad_errors() -> None:
+    tok = models()["byte"]
+    rows = np.array([tok.encode("ab cd")[:2], tok.encode("ef gh")[:2]], dtype=np.uint32)
+    assert tok.decode_batch(rows) == [tok.decode(row.tolist()) for row in rows]
+    assert tok.decode_batch([rows[0], rows[1].astype(np.int64)]) == tok.decode_batch(rows)
+    # A handler is looked up only when a character is cut, as in `bytes.decode`.
+    cut = tok.encode("\U0001d518")[:-1]
+    assert tok.decode_batch([rows[0], cut]) == [tok.decode(rows[0]), tok.decode(cut)]
+    with pytest.raises(LookupError):
+        tok.decode_batch([rows[0], cut], "no-such-handler")
+    with pytest.raises((ValueError, TypeError)):
+        tok.decode_batch([cut], "re\0place")
+    with pytest.raises(TypeError):
+        tok.decode_batch([cut], 5)  # type: ignore[arg-type]
+
+
 def test_a_split_character_follows_errors() -> None:
     tok = models()["byte"]
     ids = tok.encode("\U0001d518")  # not in the training texts: its four bytes

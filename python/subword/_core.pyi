@@ -66,6 +66,14 @@ class TokenizerBase:
         disallowed_special: str | Collection[str] | None = None,
     ) -> npt.NDArray[np.uint32]: ...
     def decode(self, ids: Iterable[int], errors: str = "replace", *, join: bool = True) -> str: ...
+    def decode_batch(
+        self,
+        batch: Iterable[Iterable[int]],
+        errors: str = "replace",
+        *,
+        join: bool = True,
+        offsets: Any = None,
+    ) -> list[str]: ...
 
 class Model:
     """A built tokenizer: vocabulary, merges, special tokens and options (kind,

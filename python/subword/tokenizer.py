@@ -584,7 +584,7 @@ class Tokenizer(_core.TokenizerBase):
         # nothing separates them and the pre-tokenizer gets the text as one piece.
         return joiner(text.split(" ") if self.config.end_of_word != "none" else [text])
 
-    def decode_batch(
+    def _decode_batch(
         self,
         batch: Iterable[Iterable[int]],
         errors: str = "replace",
@@ -592,9 +592,8 @@ class Tokenizer(_core.TokenizerBase):
         join: bool = True,
         offsets: Any = None,
     ) -> list[str]:
-        """The text of each id list. With `offsets`, `batch` is one flat array of ids and
-        text i is `batch[offsets[i]:offsets[i + 1]]` (what `encode_batch_to_numpy`
-        returns)."""
+        """`decode_batch` (`_core.TokenizerBase`) for what its core path leaves: `offsets`,
+        `join=`, SentencePiece models and pre-tokenizers in Python."""
         if offsets is not None:
             from subword.offsets import split_flat
 

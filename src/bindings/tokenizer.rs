@@ -32,6 +32,22 @@ pub(super) struct TokenizerBase {
 }
 
 impl TokenizerBase {
+    /// The model and `errors` name when decoding can run in the core: a model the core
+    /// encodes alone (no pre-tokenizer in Python to rejoin pieces), not SentencePiece
+    /// (whose decode rules are in Python), and `errors` a str without NUL (Python's path
+    /// reports any other).
+    fn core_decode<'a>(
+        &'a self,
+        errors: Option<&'a Bound<'_, PyAny>>,
+    ) -> Option<(&'a PyModel, &'a str)> {
+        let model = self.direct.get()?.model.get();
+        let errors = match errors {
+            None => "replace",
+            Some(e) => e.cast::<PyString>().ok()?.to_str().ok()?,
+        };
+        (!model.is_sentencepiece() && !errors.contains('\0')).then_some((model, errors))
+    }
+
     /// The model and special-token plan when the core alone can take a call with these
     /// arguments (`None`: not given); `None` sends the call to the Python method.
     fn plan<'a>(
@@ -216,22 +232,55 @@ impl TokenizerBase {
         join: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
-        // A model the core encodes alone has no pre-tokenizer in Python to rejoin pieces;
-        // SentencePiece's decode rules are in Python's method.
-        if let Some(direct) = slf.get().direct.get() {
-            let model = direct.model.get();
-            let errors = match errors {
-                None => Some("replace"),
-                Some(e) => e.cast::<PyString>().ok().and_then(|e| e.to_str().ok()),
-            };
-            if let (false, Some(errors)) = (model.is_sentencepiece(), errors) {
-                if let Some(text) = model.decode_str(py, ids, errors)? {
-                    return Ok(text);
-                }
+        if let Some((model, errors)) = slf.get().core_decode(errors) {
+            if let Some(text) = model.decode_str(py, ids, errors)? {
+                return Ok(text);
             }
         }
-        let errors = errors.map_or_else(|| intern!(py, "replace").clone().into_any(), Clone::clone);
-        let join = join.map_or_else(|| PyBool::new(py, true).to_owned().into_any(), Clone::clone);
+        let (errors, join) = decode_defaults(py, errors, join);
         slf.call_method1(intern!(py, "_decode"), (ids, errors, join))
     }
+
+    /// The text of each id list of `batch` (`decode` of each). With `offsets`, `batch` is
+    /// one flat array of ids and text i is `batch[offsets[i]:offsets[i + 1]]` (what
+    /// `encode_batch_to_numpy` returns).
+    #[pyo3(
+        signature = (batch, errors=None, *, join=None, offsets=None),
+        text_signature = "(self, batch, errors='replace', *, join=True, offsets=None)"
+    )]
+    fn decode_batch<'py>(
+        slf: &Bound<'py, Self>,
+        batch: &Bound<'py, PyAny>,
+        errors: Option<&Bound<'py, PyAny>>,
+        join: Option<&Bound<'py, PyAny>>,
+        offsets: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        // `decode`'s core path for each list, with no Python call per list (`join` changes
+        // nothing for a model with no pre-tokenizer in Python).
+        if let (None, Some((model, errors))) = (offsets, slf.get().core_decode(errors)) {
+            let texts = PyList::empty(py);
+            for ids in batch.try_iter()? {
+                let text = model.decode_str(py, &ids?, errors)?;
+                texts.append(text.ok_or_else(|| invalid_input("errors: a name without NUL"))?)?;
+            }
+            return Ok(texts.into_any());
+        }
+        let (errors, join) = decode_defaults(py, errors, join);
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(intern!(py, "join"), join)?;
+        kwargs.set_item(intern!(py, "offsets"), offsets)?;
+        slf.call_method(intern!(py, "_decode_batch"), (batch, errors), Some(&kwargs))
+    }
+}
+
+/// `errors` and `join` as the Python methods take them, their defaults where not given.
+fn decode_defaults<'py>(
+    py: Python<'py>,
+    errors: Option<&Bound<'py, PyAny>>,
+    join: Option<&Bound<'py, PyAny>>,
+) -> (Bound<'py, PyAny>, Bound<'py, PyAny>) {
+    let errors = errors.map_or_else(|| intern!(py, "replace").clone().into_any(), Clone::clone);
+    let join = join.map_or_else(|| PyBool::new(py, true).to_owned().into_any(), Clone::clone);
+    (errors, join)
 }

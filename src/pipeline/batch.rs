@@ -99,7 +99,7 @@ impl Tokenizer {
 
     /// Texts `first..` of a batch into one buffer of ids, pushing where each text's ids end
     /// onto `ends`. The thread's cache is taken once for the run, not once a text.
-    fn encode_run_into(
+    pub(super) fn encode_run_into(
         &self,
         first: usize,
         texts: &[&str],

@@ -64,11 +64,9 @@ fn a_run_keeps_one_queue_across_its_texts() {
     check_one_run(&t, &["", "", ""]);
 }
 
-#[test]
-fn a_run_that_fails_names_its_earliest_failing_text() {
-    // An unknown character in a piece still queued when the next text (itself failing)
-    // is split: the error is the earlier text's, as when texts are encoded one by one.
-    let t = classic(Unknown::Error);
+/// Encodes 80,000 distinct words of the classic model's letters, so that this thread's
+/// cache for `t` is past direct lookups (pieces then go through the prefetch queue).
+fn grow_past_direct_lookups(t: &Tokenizer) {
     let letters = ['l', 'o', 'w', 'e', 'r', 'n', 's', 't', 'i', 'd'];
     let filler: String = (0..80_000)
         .map(|mut i| {
@@ -82,6 +80,14 @@ fn a_run_that_fails_names_its_earliest_failing_text() {
         .collect();
     t.encode(&filler, None).unwrap();
     assert!(!cache::PieceCache::with(t.cache_owner, |c| c.is_small()));
+}
+
+#[test]
+fn a_run_that_fails_names_its_earliest_failing_text() {
+    // An unknown character in a piece still queued when the next text (itself failing)
+    // is split: the error is the earlier text's, as when texts are encoded one by one.
+    let t = classic(Unknown::Error);
+    grow_past_direct_lookups(&t);
     let mut texts = vec!["low lower newest widest"; 50];
     texts[20] = "low lowx";
     texts[21] = "x";
@@ -229,4 +235,48 @@ fn a_large_batch_asks_for_huge_pages_per_allocation_not_per_text() {
     let asked = crate::pages::ADVICE.with(|n| n.get()) - before;
     assert_eq!(flat.len(), 3 * texts.len());
     assert!((1..=4).contains(&asked), "asked {asked} times");
+}
+
+#[test]
+fn count_batch_counts_each_texts_ids_across_slices_and_names_a_failing_text() {
+    // More texts than one slice of `count_batch`, with the cache small and past direct
+    // lookups, on one thread and two; a failing text past the first slice is named.
+    let t = classic(Unknown::Error);
+    let words = ["low", "lower", "newest", "widest", "lowest", "l", ""];
+    let texts: Vec<String> = (0..8000)
+        .map(|i| {
+            (0..i % 9)
+                .map(|k| words[(i + k) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    assert!(refs.iter().map(|t_| t_.len()).sum::<usize>() >= PARALLEL_MIN_BYTES);
+    let want: Vec<usize> = refs
+        .iter()
+        .map(|t_| t.encode(t_, None).unwrap().len())
+        .collect();
+    // One thread, small cache; then the cache large (this thread's, on which a pool of
+    // one thread's batch runs); then two threads (the batch is large enough to share).
+    for (threads, grow) in [(1, false), (1, true), (2, false)] {
+        if grow {
+            grow_past_direct_lookups(&t);
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert_eq!(t.count_batch(&refs, None, None, Some(&pool)).unwrap(), want);
+        let mut bad = refs.clone();
+        bad[2500] = "low x";
+        bad[1500] = "lowx";
+        let err = t.count_batch(&bad, None, None, Some(&pool)).unwrap_err();
+        assert!(
+            err.message
+                .starts_with("text 1500 of the batch: unknown character 'x'"),
+            "{}",
+            err.message
+        );
+    }
 }

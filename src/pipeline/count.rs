@@ -1,7 +1,8 @@
-//! Counting: how many tokens `encode` gives, without handing the ids to the caller. The
-//! ids go into one reused buffer per thread, so a count costs an encode and nothing else.
+//! Counting: how many tokens `encode` gives, without handing the ids to the caller. A
+//! text's ids go into one reused buffer, a batch's into one buffer a slice of texts, so a
+//! count costs an encode and nothing else.
 
-use super::batch::{in_text, Runs};
+use super::batch::Runs;
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::Result;
@@ -34,7 +35,9 @@ impl Tokenizer {
     }
 
     /// `count` of each text, in input order, on the calling thread and all but one of
-    /// `pool`'s threads (rayon's global pool for `None`); an error names the text.
+    /// `pool`'s threads (rayon's global pool for `None`); an error names the text. Each
+    /// run is encoded as a batch's is (one encoder for many texts), a slice of
+    /// `COUNT_TEXTS` texts at a time so that the ids held stay small.
     pub fn count_batch(
         &self,
         texts: &[&str],
@@ -44,15 +47,25 @@ impl Tokenizer {
     ) -> Result<Vec<usize>> {
         let runs = Runs::for_pool(texts, pool);
         let counts = runs.each(pool, |part| {
-            let mut buffer = Vec::new();
-            let first = runs.first(part);
-            (runs.texts(part).iter().enumerate())
-                .map(|(k, text)| {
-                    self.count_into(text, specials, forbidden, &mut buffer)
-                        .map_err(|e| in_text(first + k, e))
-                })
-                .collect::<Result<Vec<_>>>()
+            let mut counts = Vec::with_capacity(runs.texts(part).len());
+            let mut ends = Vec::new();
+            let mut first = runs.first(part);
+            for slice in runs.texts(part).chunks(COUNT_TEXTS) {
+                ends.clear();
+                self.encode_run_into(first, slice, specials, forbidden, &mut ends)?;
+                let mut start = 0;
+                counts.extend(ends.iter().map(|&end| {
+                    let count = (end - start) as usize;
+                    start = end;
+                    count
+                }));
+                first += slice.len();
+            }
+            Ok(counts)
         })?;
         Ok(counts.concat())
     }
 }
+
+/// `count_batch` encodes this many texts at a time.
+const COUNT_TEXTS: usize = 1024;
