@@ -1,5 +1,6 @@
 //! Work on several threads: two independent pieces side by side on plain scoped threads
-//! (`beside`), and the same work on the calling thread and a pool's threads (`team`).
+//! (`beside`), and the same work on the calling thread and a pool's threads, its helpers
+//! (`team`).
 
 use rayon::ThreadPool;
 
@@ -28,34 +29,30 @@ pub fn beside<A: Send, B: Send>(
     })
 }
 
-/// How many threads `pool` has (rayon's global pool for `None`).
-pub fn pool_threads(pool: Option<&ThreadPool>) -> usize {
-    pool.map_or_else(rayon::current_num_threads, ThreadPool::current_num_threads)
+/// How many threads a team on `helpers` has: the calling thread and each of the pool's
+/// threads (`None`: the calling thread alone).
+pub fn team_size(helpers: Option<&ThreadPool>) -> usize {
+    helpers.map_or(1, |pool| pool.current_num_threads() + 1)
 }
 
-/// Runs `work` on the calling thread and, at the same time, on all but one of `pool`'s
-/// threads (rayon's global pool for `None`); returns when every copy has returned. The
-/// copies share out the work themselves (a counter of runs, say). The calling thread works
-/// from the start instead of sleeping while the pool wakes, and on one thread nothing
-/// changes threads (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it).
-pub fn team(pool: Option<&ThreadPool>, work: impl Fn() + Sync) {
-    let threads = pool_threads(pool);
-    if threads <= 1 {
+/// Runs `work` on the calling thread and, at the same time, on each of `helpers`' threads;
+/// returns when every copy has returned. The copies share out the work themselves (a
+/// counter of runs, say). The calling thread works from the start instead of sleeping
+/// while the pool wakes, and with no helpers nothing changes threads
+/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it). The pool
+/// has no thread beyond the team's: an idle one spins and yields while the others work
+/// (docs/performance.md#batches-no-idle-pool-thread).
+pub fn team(helpers: Option<&ThreadPool>, work: impl Fn() + Sync) {
+    let Some(pool) = helpers else {
         return work();
-    }
+    };
     let work = &work;
-    match pool {
-        Some(pool) => pool.in_place_scope(|scope| spawn_and_work(scope, work, threads)),
-        None => rayon::in_place_scope(|scope| spawn_and_work(scope, work, threads)),
-    }
-}
-
-/// `work` spawned `threads - 1` times on `scope`'s pool, then run here.
-fn spawn_and_work<'s, W: Fn() + Sync>(scope: &rayon::Scope<'s>, work: &'s W, threads: usize) {
-    for _ in 1..threads {
-        scope.spawn(move |_| work());
-    }
-    work();
+    pool.in_place_scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(move |_| work());
+        }
+        work();
+    });
 }
 
 #[cfg(test)]
@@ -71,22 +68,27 @@ mod tests {
     }
 
     #[test]
-    fn a_team_is_the_pool_s_size_and_the_calling_thread_works() {
+    fn a_team_is_the_calling_thread_and_every_helper() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Mutex;
-        for n in [1, 2, 3] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap();
+        for helpers in [0, 1, 2] {
+            let pool = (helpers > 0).then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(helpers)
+                    .build()
+                    .unwrap()
+            });
+            assert_eq!(team_size(pool.as_ref()), helpers + 1);
             let (calls, ids) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
-            team(Some(&pool), || {
+            team(pool.as_ref(), || {
                 calls.fetch_add(1, Ordering::Relaxed);
                 ids.lock().unwrap().push(std::thread::current().id());
             });
-            assert_eq!(calls.into_inner(), n);
-            let ids = ids.into_inner().unwrap();
-            assert!(ids.contains(&std::thread::current().id()));
+            assert_eq!(calls.into_inner(), helpers + 1);
+            assert!(ids
+                .into_inner()
+                .unwrap()
+                .contains(&std::thread::current().id()));
         }
     }
 }

@@ -5,8 +5,10 @@ argument form tiktoken accepts. Lists of ids hold one reference per id."""
 
 from __future__ import annotations
 
+import ast
 import gc
 import inspect
+import os
 import platform
 import sys
 import threading
@@ -151,6 +153,42 @@ def test_large_batches_give_each_texts_ids_in_order(byte_tok, num_threads) -> No
     got = byte_tok.encode_batch(BIG_BATCH, num_threads=num_threads, disallowed_special=())
     assert got == want
     assert byte_tok.encode_batch(BIG_BATCH[:5], num_threads=num_threads) == want[:5]
+
+
+_TEAM_THREADS = """
+import os, sys
+import numpy  # its own threads (OpenBLAS) start now, not at the first array
+import subword
+tok = subword.train(iter(["low lower newest widest"] * 50), kind="byte", num_merges=20)
+texts = [f"{i} low lower newer" for i in range(20000)]  # 440 kB: shared out
+def threads():
+    return len(os.listdir("/proc/self/task"))
+seen = [threads()]
+for n in (3, 3, None, 1):
+    tok.encode_batch_to_numpy(texts, num_threads=n)
+    tok.encode_batch(texts, num_threads=n)
+    tok.count_batch(texts, num_threads=n)
+    seen.append(threads())
+print(seen)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc")
+def test_a_team_of_n_threads_starts_n_minus_one_and_keeps_them() -> None:
+    # The calling thread is one of the team: a pool with a thread more would keep one idle,
+    # spinning while the others work. Pools are kept for the next call of the same size.
+    import subprocess
+
+    env = {**os.environ, "RAYON_NUM_THREADS": "2"}
+    out = subprocess.run(
+        [sys.executable, "-c", _TEAM_THREADS], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    start, three, again, default, one = ast.literal_eval(out.stdout)
+    assert three - start == 2  # num_threads=3: two helpers
+    assert again == three  # the same pool again
+    assert default - again == 1  # num_threads=None, RAYON_NUM_THREADS=2: one helper
+    assert one == default  # num_threads=1: none
 
 
 @pytest.mark.parametrize("num_threads", [1, 2, 3])

@@ -7,7 +7,7 @@ use pyo3::types::PyBytes;
 
 use super::errors::{invalid_input, to_py_err};
 use super::model::{detached_if_long, PyModel};
-use super::pool::pool_for;
+use super::pool::helpers_for;
 use super::specials::Specials;
 use super::texts::Texts;
 use crate::pipeline::offsets::Span;
@@ -63,8 +63,8 @@ fn count_batch<'py>(
     let texts = Texts::new(texts)?;
     let refs = texts.strs();
     let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
-    let pool = pool_for(num_threads)?;
-    py.detach(|| tokenizer.count_batch(refs, matcher, forbidden, pool.as_deref()))
+    let helpers = helpers_for(num_threads)?;
+    py.detach(|| tokenizer.count_batch(refs, matcher, forbidden, helpers.as_deref()))
         .map_err(to_py_err)
 }
 

@@ -9,15 +9,14 @@ use super::errors::{invalid_input, to_py_err};
 use super::ids::ids_in;
 use super::lists::{self, new_list};
 use super::options::model_config;
-use super::pool::{in_place_scope, pool_for};
+use super::pool::helpers_for;
 use super::specials::Specials;
 use super::texts::Texts;
 use crate::formats::{sentencepiece, tiktoken};
 use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
-use crate::threads::pool_threads;
+use crate::threads::team_size;
 use rayon::ThreadPool;
 use std::sync::mpsc::TryRecvError;
-use std::sync::Arc;
 
 /// A built tokenizer model: encode and decode.
 #[pyclass(module = "subword._core", frozen, name = "Model")]
@@ -160,14 +159,16 @@ impl PyModel {
         let texts = Texts::new(texts)?;
         let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
-        let pool = pool_for(num_threads)?;
-        if Runs::worth_sharing(refs, pool.as_deref()) {
-            return self.lists_while_encoding(py, refs, matcher, forbidden, &pool);
+        let helpers = helpers_for(num_threads)?;
+        if let Some(pool) = helpers.as_deref() {
+            if Runs::worth_sharing(refs, Some(pool)) {
+                return self.lists_while_encoding(py, refs, matcher, forbidden, pool);
+            }
         }
         let (ids, offsets) = py
             .detach(|| {
                 self.inner
-                    .encode_batch_flat(refs, matcher, forbidden, pool.as_deref())
+                    .encode_batch_flat(refs, matcher, forbidden, helpers.as_deref())
             })
             .map_err(to_py_err)?;
         let list = new_list(py, refs.len())?;
@@ -191,11 +192,11 @@ impl PyModel {
         let texts = Texts::new(texts)?;
         let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
-        let pool = pool_for(num_threads)?;
+        let helpers = helpers_for(num_threads)?;
         let (flat, offsets) = py
             .detach(|| {
                 self.inner
-                    .encode_batch_flat(refs, matcher, forbidden, pool.as_deref())
+                    .encode_batch_flat(refs, matcher, forbidden, helpers.as_deref())
             })
             .map_err(to_py_err)?;
         Ok((flat.into_pyarray(py), offsets.into_pyarray(py)))
@@ -361,19 +362,19 @@ impl PyModel {
     }
 
     /// A batch's lists, made (holding the GIL) as soon as each run of texts is encoded.
-    /// Making lists is serial work: all the pool's threads but one encode, and this thread
-    /// makes the lists of finished runs and, whenever none is waiting, encodes a run itself,
-    /// so both cores stay busy whichever of the two costs more on this text.
+    /// Making lists is serial work: the helpers encode, and this thread makes the lists of
+    /// finished runs and, whenever none is waiting, encodes a run itself, so both cores
+    /// stay busy whichever of the two costs more on this text.
     fn lists_while_encoding<'py>(
         &self,
         py: Python<'py>,
         texts: &[&str],
         matcher: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        pool: &Option<Arc<ThreadPool>>,
+        helpers: &ThreadPool,
     ) -> PyResult<Bound<'py, PyList>> {
         type Encoded = crate::error::Result<(Vec<u32>, Vec<u64>)>;
-        let threads = pool_threads(pool.as_deref());
+        let threads = team_size(Some(helpers));
         let n = texts.len();
         // Short runs: the first lists can be made early, and the last run is short.
         let runs = Runs::new(texts, 32 * threads);
@@ -398,7 +399,7 @@ impl PyModel {
             }
             Ok(())
         };
-        in_place_scope(pool, |scope| -> PyResult<()> {
+        helpers.in_place_scope(|scope| -> PyResult<()> {
             for _ in 1..threads {
                 let sender = sender.clone();
                 scope.spawn(move |_| {

@@ -6,9 +6,10 @@
 //! that may run on the pool goes through `parallel`: in the process that first used the
 //! pool it runs as usual; in a forked child it runs on a pool of the child's own.
 //!
-//! Work on a chosen number of threads (`num_threads=`) runs on the pool `pool_for` gives,
+//! Batches run on a team: the calling thread and the helpers `helpers_for` gives, a pool
 //! kept for the next call of the same size: a new pool has new threads, and each thread's
-//! piece cache (`pipeline/cache.rs`) would start empty at every call.
+//! piece cache (`pipeline/cache.rs`) would start empty at every call. Sized pools are
+//! made anew in a forked child too.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -26,40 +27,45 @@ static SIZED_POOLS: Mutex<Vec<(u32, usize, Arc<ThreadPool>)>> = Mutex::new(Vec::
 /// Sizes kept at once; the least recently used goes first.
 const SIZED_POOLS_KEPT: usize = 4;
 
-/// Runs `work` without the GIL on a pool whose threads exist in this process.
+/// Runs `work` without the GIL on a pool whose threads exist in this process, the calling
+/// thread waiting (rayon's global pool, or a forked child's own).
 pub(crate) fn parallel<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
-    let pool = pool_for(None)?;
+    let pool = global_pool()?;
     Ok(py.detach(|| match pool {
         Some(pool) => pool.install(work),
         None => work(),
     }))
 }
 
-/// The pool that work on `threads` threads (rayon's global pool for `None`) runs on in
-/// this process: `None` stands for the global pool in the process that owns it.
-pub(crate) fn pool_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
-    match threads {
-        Some(n) => sized_pool(n).map(Some),
-        None => {
-            let pid = std::process::id();
-            if *GLOBAL_POOL_PID.get_or_init(|| pid) == pid {
-                Ok(None)
-            } else {
-                child_pool(pid).map(Some)
-            }
-        }
+/// The helpers of a team of `threads` threads (`None`: one per core), the calling thread
+/// being the first (`crate::threads::team`): a pool of `threads - 1` threads, kept for the
+/// next call of the same size; `None` for a team of one. The pool has no other thread: an
+/// idle pool thread spins and yields while the team works
+/// (docs/performance.md#batches-no-idle-pool-thread).
+pub(crate) fn helpers_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
+    match threads.unwrap_or_else(default_threads) {
+        0 | 1 => Ok(None),
+        n => sized_pool(n - 1).map(Some),
     }
 }
 
-/// rayon's `in_place_scope` on `pool` (from `pool_for`): `op` runs in the calling thread,
-/// the work it spawns on the pool, and the call returns once that work is done.
-pub(crate) fn in_place_scope<'scope, R>(
-    pool: &Option<Arc<ThreadPool>>,
-    op: impl FnOnce(&rayon::Scope<'scope>) -> R,
-) -> R {
-    match pool {
-        Some(pool) => pool.in_place_scope(op),
-        None => rayon::in_place_scope(op),
+/// One thread per core (as the CPUs this process may use count them), or
+/// `RAYON_NUM_THREADS` when set, as for rayon's own pool.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// rayon's global pool in the process that owns it (`None`), else this forked child's own.
+fn global_pool() -> PyResult<Option<Arc<ThreadPool>>> {
+    let pid = std::process::id();
+    if *GLOBAL_POOL_PID.get_or_init(|| pid) == pid {
+        Ok(None)
+    } else {
+        child_pool(pid).map(Some)
     }
 }
 

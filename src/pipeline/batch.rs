@@ -1,5 +1,6 @@
-//! Batches: texts cut into runs of about equal bytes, which the calling thread and a
-//! rayon pool's threads claim; each run encoded into one buffer through one encoder.
+//! Batches: texts cut into runs of about equal bytes, which the calling thread and its
+//! helpers (a rayon pool's threads) claim; each run encoded into one buffer through one
+//! encoder.
 //! Why runs, and why one encoder a run: docs/performance.md#batches-cut-by-bytes and
 //! docs/performance.md#batches-one-queue-for-a-run.
 
@@ -31,16 +32,16 @@ impl Tokenizer {
 
     /// A batch as one flat list of ids and the offsets where each text's ids start (one
     /// more offset than texts, the last being the total), encoded on the calling thread
-    /// and all but one of `pool`'s threads (rayon's global pool for `None`).
+    /// and `helpers`' threads (`None`: the calling thread alone).
     pub fn encode_batch_flat(
         &self,
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        pool: Option<&rayon::ThreadPool>,
+        helpers: Option<&rayon::ThreadPool>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
         // Runs of texts, each encoded into one buffer: no vector per text.
-        let runs = Runs::for_pool(texts, pool);
+        let runs = Runs::for_team(texts, helpers);
         if runs.count() == 1 {
             // One run straight into the result: nothing to join.
             let mut offsets = Vec::with_capacity(texts.len() + 1);
@@ -48,7 +49,7 @@ impl Tokenizer {
             let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets)?;
             return Ok((ids, offsets));
         }
-        let parts = runs.each(pool, |part| {
+        let parts = runs.each(helpers, |part| {
             self.encode_part(&runs, part, specials, forbidden)
         })?;
         // The runs are joined by the team too: copying tens of megabytes of ids into fresh
@@ -76,7 +77,7 @@ impl Tokenizer {
             }
         };
         if base >= PARALLEL_JOIN_MIN_IDS {
-            crate::threads::team(pool, join);
+            crate::threads::team(helpers, join);
         } else {
             join();
         }
@@ -208,21 +209,21 @@ impl<'b, 't> Runs<'b, 't> {
         }
     }
 
-    /// `texts` cut for work on `pool` (`crate::threads::team`): one run for a batch under
-    /// `PARALLEL_MIN_BYTES` or a pool of one thread, else several runs a thread, which
+    /// `texts` cut for a team on `helpers` (`crate::threads::team`): one run for a batch
+    /// under `PARALLEL_MIN_BYTES` or a team of one thread, else several runs a thread, which
     /// keep the threads evenly loaded.
-    pub fn for_pool(texts: &'b [&'t str], pool: Option<&rayon::ThreadPool>) -> Self {
-        if Self::worth_sharing(texts, pool) {
-            Runs::new(texts, 8 * crate::threads::pool_threads(pool))
+    pub fn for_team(texts: &'b [&'t str], helpers: Option<&rayon::ThreadPool>) -> Self {
+        if Self::worth_sharing(texts, helpers) {
+            Runs::new(texts, 8 * crate::threads::team_size(helpers))
         } else {
             Runs::new(texts, 1)
         }
     }
 
-    /// Whether a batch of `texts` is worth sharing among `pool`'s threads: it has at least
-    /// `PARALLEL_MIN_BYTES` and the pool more than one thread.
-    pub fn worth_sharing(texts: &[&str], pool: Option<&rayon::ThreadPool>) -> bool {
-        crate::threads::pool_threads(pool) >= 2
+    /// Whether a batch of `texts` is worth sharing with `helpers`: it has at least
+    /// `PARALLEL_MIN_BYTES` and there is a helper.
+    pub fn worth_sharing(texts: &[&str], helpers: Option<&rayon::ThreadPool>) -> bool {
+        crate::threads::team_size(helpers) >= 2
             && texts.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES
     }
 
@@ -237,18 +238,18 @@ impl<'b, 't> Runs<'b, 't> {
         (part < self.count()).then_some(part)
     }
 
-    /// `f` of every run, in run order, computed by the calling thread and all but one of
-    /// `pool`'s threads (`crate::threads::team`); the error of the earliest run that failed.
+    /// `f` of every run, in run order, computed by the calling thread and `helpers`' threads
+    /// (`crate::threads::team`); the error of the earliest run that failed.
     pub fn each<T: Send>(
         &self,
-        pool: Option<&rayon::ThreadPool>,
+        helpers: Option<&rayon::ThreadPool>,
         f: impl Fn(usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         if self.count() == 1 {
             return Ok(vec![f(0)?]);
         }
         let done = Mutex::new(Vec::with_capacity(self.count()));
-        crate::threads::team(pool, || {
+        crate::threads::team(helpers, || {
             let mut mine = Vec::new();
             while let Some(part) = self.claim() {
                 mine.push((part, f(part)));
@@ -278,7 +279,7 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
     }
 }
 
-/// A batch with fewer ids is joined on the calling thread: handing the copies to the pool
+/// A batch with fewer ids is joined on the calling thread: handing the copies to helpers
 /// costs more than they take.
 const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
 

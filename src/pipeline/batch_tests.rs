@@ -7,14 +7,21 @@ use super::tests::{
 use super::*;
 use crate::algorithms::bpe::MergeRule;
 
+/// The helpers of a team of `threads` threads (`crate::threads::team`): a pool of one
+/// thread fewer, none for one thread.
+fn helpers(threads: usize) -> Option<rayon::ThreadPool> {
+    (threads > 1).then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads - 1)
+            .build()
+            .unwrap()
+    })
+}
+
 /// `texts` as one batch on this thread (one run), each text's ids checked against its own
 /// uncached encoding.
 fn check_one_run(t: &Tokenizer, texts: &[&str]) {
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let (flat, offsets) = t.encode_batch_flat(texts, None, None, Some(&one)).unwrap();
+    let (flat, offsets) = t.encode_batch_flat(texts, None, None, None).unwrap();
     assert_eq!(offsets.len(), texts.len() + 1);
     assert_eq!(offsets[texts.len()] as usize, flat.len());
     for (i, text) in texts.iter().enumerate() {
@@ -91,13 +98,7 @@ fn a_run_that_fails_names_its_earliest_failing_text() {
     let mut texts = vec!["low lower newest widest"; 50];
     texts[20] = "low lowx";
     texts[21] = "x";
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let err = t
-        .encode_batch_flat(&texts, None, None, Some(&one))
-        .unwrap_err();
+    let err = t.encode_batch_flat(&texts, None, None, None).unwrap_err();
     let alone = t.encode(texts[20], None).unwrap_err();
     assert_eq!(
         err.message,
@@ -148,19 +149,12 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     // No texts: one empty run; more runs asked than texts: one text a run.
     assert_eq!(run_texts(&Runs::new(&[], 4)), vec![(0, vec![])]);
     assert_eq!(Runs::new(&["a", "b", "c"], 16).count(), 3);
-    // For a pool: one run when small or on one thread, several a thread otherwise.
-    let two = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    // For a team: one run when small or on one thread, several a thread otherwise.
+    let two = helpers(2);
     let big = vec![long.as_str(); 2 * PARALLEL_MIN_BYTES / long.len() + 1];
-    assert_eq!(Runs::for_pool(&["ab"; 100], Some(&two)).count(), 1);
-    assert_eq!(Runs::for_pool(&big, Some(&one)).count(), 1);
-    assert!(Runs::for_pool(&big, Some(&two)).count() > 2);
+    assert_eq!(Runs::for_team(&["ab"; 100], two.as_ref()).count(), 1);
+    assert_eq!(Runs::for_team(&big, None).count(), 1);
+    assert!(Runs::for_team(&big, two.as_ref()).count() > 2);
 }
 
 #[test]
@@ -182,11 +176,10 @@ fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
     let bytes: usize = refs.iter().map(|t| t.len()).sum();
     assert!(bytes >= batch::PARALLEL_MIN_BYTES);
     for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+        let pool = helpers(threads);
+        let (flat, offsets) = t
+            .encode_batch_flat(&refs, None, None, pool.as_ref())
             .unwrap();
-        let (flat, offsets) = t.encode_batch_flat(&refs, None, None, Some(&pool)).unwrap();
         assert_eq!(offsets.len(), refs.len() + 1);
         for (i, text) in refs.iter().enumerate() {
             let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
@@ -202,7 +195,7 @@ fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
         bad[2990] = "<s>";
         bad[1500] = "x <s>";
         let err = t
-            .encode_batch_flat(&bad, None, Some(&matcher), Some(&pool))
+            .encode_batch_flat(&bad, None, Some(&matcher), pool.as_ref())
             .unwrap_err();
         assert!(
             err.message.starts_with("text 1500 of the batch"),
@@ -223,15 +216,9 @@ fn a_large_batch_asks_for_huge_pages_per_allocation_not_per_text() {
     // 600,000 texts of 3 ids each ("ab", "c", "d"): 7.2 MB of ids in the run's buffer,
     // past the 4 MiB line.
     let texts = vec!["ab cd"; 600_000];
-    // A pool of one thread: one run, encoded on this thread, whose count is read.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    // No helpers: one run, encoded on this thread, whose count is read.
     let before = crate::pages::ADVICE.with(|n| n.get());
-    let (flat, _) = t
-        .encode_batch_flat(&texts, None, None, Some(&pool))
-        .unwrap();
+    let (flat, _) = t.encode_batch_flat(&texts, None, None, None).unwrap();
     let asked = crate::pages::ADVICE.with(|n| n.get()) - before;
     assert_eq!(flat.len(), 3 * texts.len());
     assert!((1..=4).contains(&asked), "asked {asked} times");
@@ -257,21 +244,21 @@ fn count_batch_counts_each_texts_ids_across_slices_and_names_a_failing_text() {
         .iter()
         .map(|t_| t.encode(t_, None).unwrap().len())
         .collect();
-    // One thread, small cache; then the cache large (this thread's, on which a pool of
-    // one thread's batch runs); then two threads (the batch is large enough to share).
+    // One thread, small cache; then the cache large (this thread's, on which a team of one
+    // runs); then two threads (the batch is large enough to share).
     for (threads, grow) in [(1, false), (1, true), (2, false)] {
         if grow {
             grow_past_direct_lookups(&t);
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        assert_eq!(t.count_batch(&refs, None, None, Some(&pool)).unwrap(), want);
+        let pool = helpers(threads);
+        assert_eq!(
+            t.count_batch(&refs, None, None, pool.as_ref()).unwrap(),
+            want
+        );
         let mut bad = refs.clone();
         bad[2500] = "low x";
         bad[1500] = "lowx";
-        let err = t.count_batch(&bad, None, None, Some(&pool)).unwrap_err();
+        let err = t.count_batch(&bad, None, None, pool.as_ref()).unwrap_err();
         assert!(
             err.message
                 .starts_with("text 1500 of the batch: unknown character 'x'"),

@@ -34,8 +34,8 @@ impl Tokenizer {
         Ok(buffer.len())
     }
 
-    /// `count` of each text, in input order, on the calling thread and all but one of
-    /// `pool`'s threads (rayon's global pool for `None`); an error names the text. Each
+    /// `count` of each text, in input order, on the calling thread and `helpers`' threads
+    /// (`None`: the calling thread alone); an error names the text. Each
     /// run is encoded as a batch's is (one encoder for many texts), a slice of
     /// `COUNT_TEXTS` texts at a time so that the ids held stay small.
     pub fn count_batch(
@@ -43,10 +43,10 @@ impl Tokenizer {
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        pool: Option<&rayon::ThreadPool>,
+        helpers: Option<&rayon::ThreadPool>,
     ) -> Result<Vec<usize>> {
-        let runs = Runs::for_pool(texts, pool);
-        let counts = runs.each(pool, |part| {
+        let runs = Runs::for_team(texts, helpers);
+        let counts = runs.each(helpers, |part| {
             let mut counts = Vec::with_capacity(runs.texts(part).len());
             let mut ends = Vec::new();
             let mut first = runs.first(part);
