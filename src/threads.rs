@@ -39,9 +39,9 @@ pub fn team_size(helpers: Option<&ThreadPool>) -> usize {
 /// returns when every copy has returned. The copies share out the work themselves (a
 /// counter of runs, say). The calling thread works from the start instead of sleeping
 /// while the pool wakes, and with no helpers nothing changes threads
-/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it). The pool
-/// has no thread beyond the team's: an idle one spins and yields while the others work
-/// (docs/performance.md#batches-no-idle-pool-thread).
+/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it). Every
+/// pool thread gets a copy: an idle one would spin and yield, taking the CPU from those at
+/// work (docs/performance.md#batches-no-idle-pool-thread).
 pub fn team(helpers: Option<&ThreadPool>, work: impl Fn() + Sync) {
     let Some(pool) = helpers else {
         return work();

@@ -39,8 +39,8 @@ pub(crate) fn parallel<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send)
 
 /// The helpers of a team of `threads` threads (`None`: one per core), the calling thread
 /// being the first (`crate::threads::team`): a pool of `threads - 1` threads, kept for the
-/// next call of the same size; `None` for a team of one. The pool has no other thread: an
-/// idle pool thread spins and yields while the team works
+/// next call of the same size; `None` for a team of one. No thread more: an idle pool
+/// thread would spin and yield, taking the CPU from the team's
 /// (docs/performance.md#batches-no-idle-pool-thread).
 pub(crate) fn helpers_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
     match threads.unwrap_or_else(default_threads) {
