@@ -68,6 +68,7 @@ def _batch_in_child(texts: list[str]) -> tuple[list[list[int]], list[tuple[str, 
     trained = subword.train(iter(texts), num_merges=5, min_frequency=1)
     on_one_thread = _TOKENIZER_FOR_FORK.encode_batch(texts, num_threads=1)
     assert on_one_thread == _TOKENIZER_FOR_FORK.encode_batch(texts)
+    assert on_one_thread == _TOKENIZER_FOR_FORK.encode_batch(texts, num_threads=2)
     return on_one_thread, trained.merges
 
 
@@ -75,10 +76,13 @@ _TOKENIZER_FOR_FORK = subword.train(WORDS, num_merges=10, min_frequency=1)
 
 
 def test_batches_in_a_child_forked_after_the_parent_used_threads() -> None:
-    """rayon's pool has no threads in a forked child; parallel work there must not hang."""
-    texts = ["the lowest newer widest"] * 50
-    # These start the global pool, and a pool of one thread kept for the next call.
+    """Pools have no threads in a forked child; parallel work there must not hang."""
+    # 144 kB: past the size a batch shares with helper threads.
+    texts = ["the lowest newer widest"] * 6000
+    # These start the helpers of a team of one thread per core and of two, and training
+    # starts rayon's global pool.
     expected = _TOKENIZER_FOR_FORK.encode_batch(texts)
+    assert _TOKENIZER_FOR_FORK.encode_batch(texts, num_threads=2) == expected
     assert _TOKENIZER_FOR_FORK.encode_batch(texts, num_threads=1) == expected
     merges = subword.train(iter(texts), num_merges=5, min_frequency=1).merges
     context = multiprocessing.get_context("fork")
