@@ -160,10 +160,11 @@ impl PyModel {
         let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let helpers = helpers_for(num_threads)?;
-        if let Some(pool) = helpers.as_deref() {
-            if Runs::worth_sharing(refs, Some(pool)) {
-                return self.lists_while_encoding(py, refs, matcher, forbidden, pool);
-            }
+        let sharing = helpers
+            .as_deref()
+            .filter(|&p| Runs::worth_sharing(refs, Some(p)));
+        if let Some(pool) = sharing {
+            return self.lists_while_encoding(py, refs, matcher, forbidden, pool);
         }
         let (ids, offsets) = py
             .detach(|| {

@@ -50,13 +50,16 @@ pub(crate) fn helpers_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadP
 }
 
 /// One thread per core (as the CPUs this process may use count them), or
-/// `RAYON_NUM_THREADS` when set, as for rayon's own pool.
+/// `RAYON_NUM_THREADS` when set, as for rayon's own pool; read once, as rayon does.
 fn default_threads() -> usize {
-    std::env::var("RAYON_NUM_THREADS")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    })
 }
 
 /// rayon's global pool in the process that owns it (`None`), else this forked child's own.
