@@ -12,7 +12,8 @@
 //! the encoder copies out whole whatever their number (no branch on it); a piece of 8 to
 //! 16 bytes is keyed by its hash and keeps its bytes in its slot; a longer one is keyed by
 //! its hash and its bytes are compared in the byte arena. Those keep one id in their slot;
-//! other results live in the id arena. Nothing is allocated per piece.
+//! other results live in the id arena. Nothing is allocated per piece. A piece over 128
+//! bytes is kept only when met a second time, one over 1,024 never.
 //!
 //! Each thread owns one cache, lent to an encoding call for its whole duration (a
 //! thread-local access per call, not per piece), and tied to one model: a call with
@@ -32,9 +33,14 @@ use crate::vocab::BytesIndex;
 const MAX_PIECES: usize = 1 << 18;
 const MAX_ARENA_IDS: usize = 1 << 22;
 const MAX_ARENA_BYTES: usize = 1 << 24;
-/// Longer pieces are not kept: they are rare in text, would fill the arenas, and their
-/// merging costs more than a lookup saves.
-pub const MAX_PIECE_BYTES: usize = 128;
+/// Longer pieces are not kept: they are rare in text and would fill the arenas.
+pub const MAX_PIECE_BYTES: usize = 1024;
+/// Pieces longer than this are kept only from their second sighting (`seen_before`): most
+/// are met once (a long word, a sentence of Chinese), but some repeat, like the rules of a
+/// box-drawn table, and merging one again costs far more than its lookup.
+pub const KEPT_AT_ONCE_BYTES: usize = 128;
+/// Hashes of long pieces met once, direct-mapped (8 KiB).
+const SEEN_SLOTS: usize = 1 << 10;
 /// Slots when the cache is first used; doubled while more than half full.
 const INITIAL_SLOTS: usize = 1 << 12;
 /// Up to this many slots (4 MiB) the table is near enough to the core for lookups without
@@ -129,6 +135,9 @@ pub struct PieceCache {
     len: usize,
     ids: Vec<u32>,
     bytes: Vec<u8>,
+    /// Keys of pieces longer than `KEPT_AT_ONCE_BYTES` met once and not kept; empty until
+    /// the first one.
+    seen: Vec<u64>,
 }
 
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
@@ -265,6 +274,7 @@ impl PieceCache {
             len: 0,
             ids: Vec::new(),
             bytes: Vec::new(),
+            seen: Vec::new(),
         }
     }
 
@@ -273,6 +283,22 @@ impl PieceCache {
         self.len = 0;
         self.ids.clear();
         self.bytes.clear();
+        self.seen.clear();
+    }
+
+    /// Whether a piece keyed `key` was met before (then forgotten), else notes it; two
+    /// pieces whose keys share a place only make the second one kept sooner.
+    fn seen_before(&mut self, key: u64) -> bool {
+        if self.seen.is_empty() {
+            self.seen.resize(SEEN_SLOTS, 0);
+        }
+        let at = Self::slot_of(key, SEEN_SLOTS - 1);
+        if self.seen[at] == key {
+            self.seen[at] = 0;
+            return true;
+        }
+        self.seen[at] = key;
+        false
     }
 
     #[inline]
@@ -406,9 +432,14 @@ impl PieceCache {
     }
 
     /// Remembers that `piece` encodes to `ids` (a piece not yet cached), unless it is
-    /// longer than `MAX_PIECE_BYTES`.
+    /// longer than `MAX_PIECE_BYTES`, or longer than `KEPT_AT_ONCE_BYTES` and met for the
+    /// first time.
     pub fn insert(&mut self, piece: &[u8], ids: &[u32]) {
         if piece.len() > MAX_PIECE_BYTES {
+            return;
+        }
+        let key = key_of(piece);
+        if piece.len() > KEPT_AT_ONCE_BYTES && !self.seen_before(key) {
             return;
         }
         if self.len >= MAX_PIECES
@@ -422,7 +453,6 @@ impl PieceCache {
         } else if 2 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
-        let key = key_of(piece);
         let mut slot = Slot {
             key,
             ..Slot::default()
@@ -495,137 +525,5 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_keys_are_distinct_and_match_a_plain_packing() {
-        let samples: [&[u8]; 10] = [
-            b"a", b"ab", b"abc", b"abcd", b" the", b"abcde", b"abcdef", b"abcdefg", b"\0", b"\0\0",
-        ];
-        let mut seen = std::collections::HashSet::new();
-        for s in samples {
-            let mut plain = [0u8; 8];
-            plain[..s.len()].copy_from_slice(s);
-            plain[7] = s.len() as u8;
-            assert_eq!(short_key(s), Some(u64::from_le_bytes(plain)));
-            assert!(seen.insert(short_key(s)));
-        }
-        assert_eq!(short_key(b"abcdefgh"), None);
-    }
-
-    #[test]
-    fn same_bytes_is_equality() {
-        let text = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        for len in 0..20 {
-            for shift in 0..8 {
-                let a = &text[..len];
-                let b = &text[shift..shift + len];
-                assert_eq!(same_bytes(a, b), a == b, "{len} {shift}");
-            }
-        }
-    }
-
-    #[test]
-    fn keys_in_a_text_are_the_pieces_own() {
-        let text = "hello, wörld! a bb ccc dddd eeeee ffffff ggggggg hhhhhhhh".as_bytes();
-        for start in 0..text.len() {
-            for len in 1..=(text.len() - start).min(12) {
-                let piece = &text[start..start + len];
-                assert_eq!(key_in(text, start, len), key_of(piece), "{start} {len}");
-                if let Some(key) = short_key_in(text, start, len) {
-                    assert_eq!(key, key_of(piece), "{start} {len}");
-                    assert!(len <= 7 && start + 8 <= text.len());
-                } else {
-                    assert!(len > 7 || start + 8 > text.len());
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn finds_what_was_inserted_through_growth() {
-        PieceCache::with(new_owner(), |cache| {
-            let pieces: Vec<String> = (0..20_000)
-                .map(|i| format!("p{i}{}", "x".repeat(i % 13)))
-                .collect();
-            for (i, p) in pieces.iter().enumerate() {
-                let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
-                let mut out = Vec::new();
-                assert!(!cache.extend_with(p.as_bytes(), &mut out));
-                cache.insert(p.as_bytes(), &ids);
-            }
-            for (i, p) in pieces.iter().enumerate() {
-                let ids: Vec<u32> = (0..(i % 4) as u32 + 1).map(|k| i as u32 + k).collect();
-                let mut out = vec![7];
-                assert!(cache.extend_with(p.as_bytes(), &mut out), "{p}");
-                assert_eq!(out[1..], ids[..], "{p}");
-            }
-            let mut out = Vec::new();
-            let long = vec![b'y'; MAX_PIECE_BYTES + 1];
-            cache.insert(&long, &[1]);
-            assert!(!cache.extend_with(&long, &mut out));
-            assert!(!cache.extend_with(b"absent piece", &mut out));
-            assert!(!cache.extend_with(b"q", &mut out));
-        });
-    }
-
-    #[test]
-    fn medium_pieces_differing_in_any_one_byte_are_apart() {
-        // 8 to 16 bytes: the slot's two words cover every byte, so no byte is unchecked.
-        PieceCache::with(new_owner(), |cache| {
-            for len in 8..=16usize {
-                let base: Vec<u8> = (0..len as u8).map(|i| b'a' + i).collect();
-                cache.insert(&base, &[len as u32]);
-                for at in 0..len {
-                    let mut other = base.clone();
-                    other[at] = b'Z';
-                    assert!(!cache.extend_with(&other, &mut Vec::new()), "{len} {at}");
-                }
-                let mut out = Vec::new();
-                assert!(cache.extend_with(&base, &mut out));
-                assert_eq!(out, [len as u32]);
-                // A longer piece with the same first and last 8 bytes is another piece.
-                let mut longer = base[..8].to_vec();
-                longer.extend_from_slice(&base[len - 8..]);
-                if longer.len() > len {
-                    assert!(!cache.extend_with(&longer, &mut Vec::new()), "{len}");
-                }
-            }
-        });
-    }
-
-    #[test]
-    fn starts_over_when_full() {
-        PieceCache::with(new_owner(), |cache| {
-            let piece = |i: usize| format!("piece number {i}");
-            for i in 0..MAX_PIECES {
-                cache.insert(piece(i).as_bytes(), &[i as u32]);
-            }
-            assert_eq!(cache.len, MAX_PIECES);
-            let mut out = Vec::new();
-            assert!(cache.extend_with(piece(0).as_bytes(), &mut out));
-            cache.insert(b"one more", &[7, 8, 9]);
-            assert_eq!(cache.len, 1);
-            assert!(!cache.extend_with(piece(0).as_bytes(), &mut out));
-            assert!(cache.extend_with(b"one more", &mut out));
-            assert_eq!(out, [0, 7, 8, 9]);
-        });
-    }
-
-    #[test]
-    fn another_owner_starts_empty() {
-        let owner = new_owner();
-        PieceCache::with(owner, |cache| cache.insert(b"hello", &[1, 2]));
-        PieceCache::with(owner, |cache| {
-            assert!(cache.extend_with(b"hello", &mut Vec::new()));
-            // A nested call gets an empty cache of its own.
-            PieceCache::with(owner, |inner| {
-                assert!(!inner.extend_with(b"hello", &mut Vec::new()));
-            });
-        });
-        PieceCache::with(new_owner(), |cache| {
-            assert!(!cache.extend_with(b"hello", &mut Vec::new()));
-        });
-    }
-}
+#[path = "cache_tests.rs"]
+mod tests;

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::algorithms::bpe::MergeRule;
-use crate::pipeline::cache::MAX_PIECE_BYTES;
+use crate::pipeline::cache::{KEPT_AT_ONCE_BYTES, MAX_PIECE_BYTES};
 use crate::pretokenize::GPT2;
 use crate::symbols::byte_to_unicode;
 
@@ -301,13 +301,21 @@ fn long_pieces_encode_as_short_ones_do() {
         MergeRule::Merges,
     );
     // Longer than the cache keeps and than the linear merge handles; `x` is a cut.
-    let long = format!("{}x{}", "ab".repeat(100), "ab".repeat(3));
+    let long = format!("{}x{}", "ab".repeat(600), "ab".repeat(3));
     assert!(long.len() > MAX_PIECE_BYTES);
-    let mut expected = vec![257; 50];
+    let mut expected = vec![257; 300];
     expected.extend([b'x' as u32, 257, 256]);
     assert_eq!(t.encode(&long, None).unwrap(), expected);
     assert_eq!(t.encode(&long, None).unwrap(), expected);
     assert_eq!(t.encode("ababab", None).unwrap(), [257, 256]);
+    // Kept by the cache from its second sighting: merged, merged and kept, then found.
+    let kept = format!("{}x{}", "ab".repeat(100), "ab".repeat(3));
+    assert!((KEPT_AT_ONCE_BYTES..MAX_PIECE_BYTES).contains(&kept.len()));
+    let mut expected = vec![257; 50];
+    expected.extend([b'x' as u32, 257, 256]);
+    for _ in 0..3 {
+        assert_eq!(t.encode(&kept, None).unwrap(), expected);
+    }
 }
 
 #[test]
