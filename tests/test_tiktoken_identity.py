@@ -115,6 +115,26 @@ def test_long_pieces_cut_where_no_token_joins_match_tiktoken(ours, cl100k_encodi
     assert ours.encode_ordinary(text) == cl100k_encoding.encode_ordinary(text)
 
 
+def test_long_pieces_met_again_match_tiktoken(ours, cl100k_encoding):
+    """Pieces of 129 to 1,024 bytes are cached from their second sighting, longer ones
+    never: every sighting, as a line and inside a text, gives tiktoken's ids."""
+    import random
+
+    rng = random.Random(11)
+    letters = "abcdefghijklmnopqrstuvwxyzéñö한국"
+    pieces = ["┌" + "─" * n + "┬" + "─" * (n // 3) + "┐" for n in (40, 43, 100, 340, 400)]
+    pieces += [" " + "".join(rng.choice(letters) for _ in range(n)) for n in (130, 300, 700)]
+    assert min(len(p.encode()) for p in pieces) > 128
+    assert max(len(p.encode()) for p in pieces) > 1024
+    text = "\n".join(pieces * 3)
+    want = cl100k_encoding.encode_ordinary(text)
+    for _ in range(3):
+        assert ours.encode_ordinary(text) == want
+        assert ours.encode_to_numpy(text).tolist() == want
+        for piece in pieces:
+            assert ours.encode_ordinary(piece) == cl100k_encoding.encode_ordinary(piece)
+
+
 def test_long_pieces_of_random_letters_match_tiktoken(ours, cl100k_encoding):
     import random
 
