@@ -286,8 +286,9 @@ impl PieceCache {
         self.seen.clear();
     }
 
-    /// Whether a piece keyed `key` was met before (then forgotten), else notes it; two
-    /// pieces whose keys share a place only make the second one kept sooner.
+    /// Whether a piece keyed `key` was met before (then forgotten), else notes it. Two
+    /// pieces whose keys share a place push each other out: both are kept later, never
+    /// wrongly (a kept piece is found by its bytes, not by this table).
     fn seen_before(&mut self, key: u64) -> bool {
         if self.seen.is_empty() {
             self.seen.resize(SEEN_SLOTS, 0);
