@@ -349,6 +349,28 @@ def test_batches_take_str_subclasses_refuse_one_str_and_keep_no_reference(
             call("low lower", num_threads=num_threads)
 
 
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_a_refused_batch_gives_back_every_text_it_took(byte_tok, num_threads) -> None:
+    # The texts before the bad item were taken (each with a reference of the core's own)
+    # when the bad one is found: the error must give all of them back, whatever sequence
+    # held them. Distinct strs, more than the core reads ahead, so its look-ahead runs.
+    texts = [f"text number {i} low lower" for i in range(100)]
+    counts = [sys.getrefcount(t) for t in texts]
+    calls = (byte_tok.encode_batch, byte_tok.encode_batch_to_numpy, byte_tok.count_batch)
+    makers = (lambda: texts + [7], lambda: (*texts, 7), lambda: iter(texts + [7]))
+    for call in calls:
+        for make in makers:
+            with pytest.raises(TypeError, match="text 100 of the batch is int, not str"):
+                call(make(), num_threads=num_threads)
+            # The sequence made for the call is gone; only the core could still hold a text.
+            assert [sys.getrefcount(t) for t in texts] == counts
+    # And a batch that is taken whole gives them back after encoding.
+    assert byte_tok.count_batch(texts, num_threads=num_threads) == [
+        len(byte_tok.encode(t)) for t in texts
+    ]
+    assert [sys.getrefcount(t) for t in texts] == counts
+
+
 def test_the_core_refuses_one_str_as_a_batch_and_names_a_text_that_is_not_str(
     byte_tok,
 ) -> None:
