@@ -3,8 +3,8 @@
 //! list object and reference count have had one layout in every version that loads this
 //! module (3.10 on, builds with the GIL), but the stable ABI does not promise it; so it is
 //! checked once, on live objects, and a list is filled by writing its slots directly (and
-//! a list given to decode read from them: `items`) only when the check passed. Anywhere
-//! else the C-API calls are used.
+//! a list given to decode, or a batch's texts, read from them: `items`) only when the
+//! check passed. Anywhere else the C-API calls are used.
 
 use pyo3::ffi;
 use pyo3::prelude::*;
