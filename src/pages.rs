@@ -1,4 +1,7 @@
-//! Large output buffers on huge pages. A fresh buffer of tens of megabytes costs the kernel
+//! Hints about memory: large output buffers on huge pages, and lines fetched ahead of use
+//! (`prefetch`).
+//!
+//! A fresh buffer of tens of megabytes costs the kernel
 //! a page fault for every 4 KiB written to it the first time, and an output that large is
 //! fresh on every call: the allocator maps it anew and unmaps it when it is freed. On
 //! transparent huge pages a fault maps 2 MiB. NumPy advises its own large arrays the same
@@ -34,6 +37,19 @@ pub fn advise_huge_pages<T>(ptr: *const T, capacity: usize) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, bytes);
+}
+
+/// Asks the CPU to load the cache line at `ptr`, so that a read a little later finds it.
+/// Only a hint: it reads nothing into the program and never faults, whatever the address.
+#[inline(always)]
+pub fn prefetch<T>(ptr: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints at an address; it cannot fault or change memory.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
 }
 
 /// `vec.reserve(more)`, asking for huge pages when that allocated or grew the buffer: once

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::lists;
+use crate::pages::prefetch;
 
 /// How many items ahead a pass asks for a str's header: far enough to cover a miss to
 /// memory at a few nanoseconds an item.
@@ -83,11 +84,9 @@ impl<'py> Texts<'py> {
         }
         let mut out = Texts::with_capacity(py, n as usize);
         for i in 0..n {
-            // SAFETY: a borrowed item of a live list or tuple, or NULL with an error set.
+            // SAFETY: a borrowed item of a live list or tuple, or NULL with an error set
+            // (which `take` reports).
             let item = unsafe { get(seq.as_ptr(), i) };
-            if item.is_null() {
-                return Err(PyErr::fetch(py));
-            }
             out.take(i as usize, item)?;
         }
         Ok(out)
@@ -103,10 +102,14 @@ impl<'py> Texts<'py> {
         }
     }
 
-    /// Borrows the UTF-8 of `item`, text `i` of the batch, and takes a reference to it.
+    /// Borrows the UTF-8 of `item`, text `i` of the batch, and takes a reference to it;
+    /// `item` NULL is the error the sequence has set.
     #[inline(always)]
     fn take(&mut self, i: usize, item: *mut ffi::PyObject) -> PyResult<()> {
         let py = self.py;
+        let Some(object) = NonNull::new(item) else {
+            return Err(PyErr::fetch(py));
+        };
         // SAFETY: a live object, borrowed from the batch's sequence; the exact test is a
         // pointer compare, the subclass test reads its type's flags.
         let is_str =
@@ -126,12 +129,9 @@ impl<'py> Texts<'py> {
         if ptr.is_null() {
             return Err(PyErr::fetch(py));
         }
-        let Some(item) = NonNull::new(item) else {
-            return Err(PyErr::fetch(py));
-        };
         // SAFETY: a live str; `drop` gives the reference back.
-        unsafe { ffi::Py_IncRef(item.as_ptr()) };
-        self.held.push(item);
+        unsafe { ffi::Py_IncRef(item) };
+        self.held.push(object);
         // SAFETY: `size` bytes of valid UTF-8 at `ptr` (CPython's own encoding of the str),
         // alive while the str is, which `held` keeps; see the field's note on `'static`.
         let text = unsafe {
@@ -163,16 +163,4 @@ impl Drop for Texts<'_> {
             unsafe { ffi::Py_DecRef(item.as_ptr()) };
         }
     }
-}
-
-/// Asks the CPU for the line at `object`'s start (its reference count and header).
-#[inline(always)]
-fn prefetch(object: *const ffi::PyObject) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(object.cast())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = object;
 }

@@ -112,7 +112,7 @@ impl WordMap {
     #[inline]
     pub fn prefetch_slot(&self, hash: u64) {
         if !self.slots.is_empty() {
-            prefetch(&self.slots[hash as usize & (self.slots.len() - 1)]);
+            crate::pages::prefetch(&self.slots[hash as usize & (self.slots.len() - 1)]);
         }
     }
 
@@ -134,20 +134,6 @@ impl WordMap {
             self.place(slot, hash);
         }
     }
-}
-
-/// Asks the processor to load the cache line holding `value` (a hint; nothing else).
-#[inline]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch only hints at an address (here of a live value); it reads
-        // nothing into the program and cannot fault.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 /// Byte-wise equality of two slices of the same length, eight bytes at a time: cheaper

@@ -318,15 +318,10 @@ impl PieceCache {
     /// pieces later finds it in cache (why: docs/performance.md#cache).
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
         if !self.slots.is_empty() {
             let at = Self::slot_of(key, self.slots.len() - 1);
-            let ptr = self.slots[at..].as_ptr() as *const i8;
-            // SAFETY: a prefetch never faults and `ptr` points into the table anyway.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr) };
+            crate::pages::prefetch(&self.slots[at]);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
     }
 
     /// Appends the cached ids of `piece` to `out`; false if it is not cached.
