@@ -9,6 +9,7 @@ import ast
 import gc
 import inspect
 import os
+import pickle
 import platform
 import sys
 import threading
@@ -307,6 +308,78 @@ def test_shared_small_ints_in_lists_are_counted_as_python_counts_them(byte_tok, 
     immortal = sys.version_info >= (3, 12)
     assert raised == ([0] * len(values) if immortal else [counted[v] for v in values])
     assert after == before
+
+
+def _handler_name(array: object) -> str | None:
+    try:
+        from numpy._core.multiarray import get_handler_name
+    except ImportError:  # NumPy 1
+        from numpy.core.multiarray import get_handler_name
+    return get_handler_name(array)
+
+
+def test_a_short_texts_array_owns_its_data_like_any_array(byte_tok) -> None:
+    np = pytest.importorskip("numpy")
+    text = "low lower newest"
+    want = byte_tok.encode(text)
+    array = byte_tok.encode_to_numpy(text)
+    assert array.tolist() == want
+    assert array.dtype == np.uint32 and array.flags.c_contiguous and array.flags.writeable
+    assert array.flags.owndata and array.base is None
+    if platform.python_implementation() == "CPython" and np.lib.NumpyVersion(
+        np.__version__
+    ) >= np.lib.NumpyVersion("1.22.0"):
+        # Its data is allocated by subword, and freed by the handler the array keeps.
+        assert _handler_name(array) == "subword_small_arrays"
+    array[0] = 7
+    array.resize(40, refcheck=False)
+    assert array[0] == 7 and array[1 : len(want)].tolist() == want[1:]
+    assert not array[len(want) :].any()
+    assert pickle.loads(pickle.dumps(array)).tolist() == array.tolist()
+    empty = byte_tok.encode_to_numpy("")
+    assert empty.shape == (0,) and empty.dtype == np.uint32 and empty.flags.owndata
+
+
+_SMALL_ARRAYS_CHECKED = """
+import pickle, threading
+import numpy as np
+import subword
+tok = subword.train(iter(["low lower newest widest"] * 50), kind="byte", num_merges=20)
+made = [tok.encode_to_numpy(f"low {i} lower") for i in range(2000)]
+views = [a[1:] for a in made[:100]]
+for a in made[100:200]:
+    a.resize(64, refcheck=False)
+copies = [pickle.loads(pickle.dumps(a)) for a in made[:50]]
+joined = np.concatenate(made)
+def free_some(arrays):
+    arrays.clear()
+half = made[1000:]
+del made[1000:]
+t = threading.Thread(target=free_some, args=(half,))
+t.start(); t.join(timeout=60)
+del made, views, copies
+print(len(joined))
+"""
+
+
+@pytest.mark.skipif(platform.python_implementation() != "CPython", reason="CPython's debug hooks")
+def test_short_arrays_are_freed_by_the_allocator_that_made_them() -> None:
+    # Python's debug hooks stop the process if memory is given to an allocator that did
+    # not make it: arrays made, viewed, resized, pickled, joined, then freed on the making
+    # thread and on another.
+    pytest.importorskip("numpy")
+    import subprocess
+
+    env = {**os.environ, "PYTHONMALLOC": "debug"}
+    out = subprocess.run(
+        [sys.executable, "-c", _SMALL_ARRAYS_CHECKED],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) > 2000
 
 
 @pytest.mark.parametrize("num_threads", [None, 1, 2])

@@ -85,14 +85,14 @@ fn token_part<'py>(
     Ok((PyBytes::new(py, bytes), starts_word))
 }
 
-/// Readies NumPy's C API (when `numpy` is already imported): the first array made in a
-/// process costs about 0.2 ms for it, which then lands on loading rather than on the first
-/// call. Without NumPy this does nothing.
+/// Readies NumPy's C API (when `numpy` is already imported) and the check of `arrays`: the
+/// first array made in a process costs about 0.2 ms for them, which then lands on loading
+/// rather than on the first call. Without NumPy this does nothing.
 #[pyfunction]
 fn prepare_numpy(py: Python<'_>) {
     if numpy_imported(py) {
         // An error here only means the first array call will report it.
-        let _ = numpy::PyArray1::<u32>::zeros(py, 0, false);
+        let _ = super::arrays::u32_array(py, &[]);
     }
 }
 

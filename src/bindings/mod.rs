@@ -6,11 +6,12 @@
 //!   (`train`), `_core.Specials` (`specials`), `_core.Model` and `recover_merge_cuts`
 //!   (`model`), `_core.TokenizerBase`, the base of Python's `Tokenizer` (`tokenizer`),
 //!   `_core.compress`/`decompress` (`compress`), the subword-nmt classes (`nmt`);
-//! - lists of ids made for Python (`lists`); ids given to decode (`ids`); a batch's texts
-//!   borrowed from Python (`texts`);
+//! - lists of ids made for Python (`lists`), short texts' arrays of ids (`arrays`); ids
+//!   given to decode (`ids`); a batch's texts borrowed from Python (`texts`);
 //! - `_core._testing`: hooks used only by tests (`testing`);
 //! - `parallel` (`pool`): how work that may use the rayon pool runs, also in forked processes.
 
+mod arrays;
 mod calls;
 mod compress;
 mod counter;

@@ -318,7 +318,7 @@ impl PyModel {
                 .inner
                 .encode_into(text, specials.map(|s| &s.inner), ids))
             .ok()?;
-            Some(PyArray1::from_slice(py, ids))
+            super::arrays::u32_array(py, ids).ok()
         })
     }
 
