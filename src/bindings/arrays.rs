@@ -9,7 +9,7 @@
 //! API, so where it sits is checked once, on an array NumPy made; where the check fails,
 //! NumPy makes the arrays as before.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_void;
 
 use numpy::npyffi::{self, npy_intp, NpyTypes, NPY_ARRAY_CARRAY, NPY_ARRAY_OWNDATA, PY_ARRAY_API};
 use numpy::{Element, PyArray1, PyArrayDescrMethods};
@@ -85,18 +85,11 @@ static HANDLER: Handler = Handler {
     },
 };
 
-/// NumPy's array object up to the handler (`PyArrayObject_fields`, NumPy 1.22 on).
+/// NumPy's array object up to the handler (`PyArrayObject_fields`, NumPy 1.22 on): the
+/// numpy crate's declaration, then the two fields it leaves out.
 #[repr(C)]
 struct ArrayFields {
-    ob_base: ffi::PyObject,
-    data: *mut c_void,
-    nd: c_int,
-    dimensions: *mut npy_intp,
-    strides: *mut npy_intp,
-    base: *mut ffi::PyObject,
-    descr: *mut ffi::PyObject,
-    flags: c_int,
-    weakreflist: *mut ffi::PyObject,
+    head: npyffi::PyArrayObject,
     buffer_info: *mut c_void,
     mem_handler: *mut ffi::PyObject,
 }
@@ -126,12 +119,12 @@ fn checked_capsule(py: Python<'_>) -> PyResult<Option<Py<PyCapsule>>> {
     }
     // SAFETY: the object is at least as large as `ArrayFields`.
     let fields = unsafe { &*probe.as_ptr().cast::<ArrayFields>() };
-    let owns = fields.flags & NPY_ARRAY_OWNDATA != 0;
+    let owns = fields.head.fields.flags & NPY_ARRAY_OWNDATA != 0;
     // SAFETY: a pointer-sized read inside the object; `PyCapsule_IsValid` accepts any
     // object and checks its type before its name.
     let is_handler = !fields.mem_handler.is_null()
         && unsafe { ffi::PyCapsule_IsValid(fields.mem_handler, c"mem_handler".as_ptr()) } == 1;
-    if !owns || !is_handler || fields.nd != 1 {
+    if !owns || !is_handler || fields.head.fields.nd != 1 {
         return Ok(None);
     }
     // SAFETY: the handler is a static, never written (NumPy only reads it).
@@ -181,7 +174,7 @@ pub(super) fn u32_array<'py>(py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py
     // array owns `data` from here, freed through the handler it now holds.
     unsafe {
         let fields = &mut *array.cast::<ArrayFields>();
-        fields.flags |= NPY_ARRAY_OWNDATA;
+        fields.head.fields.flags |= NPY_ARRAY_OWNDATA;
         fields.mem_handler = capsule.clone_ref(py).into_ptr();
         Ok(Bound::from_owned_ptr(py, array).cast_into_unchecked())
     }
