@@ -61,6 +61,15 @@ def git_commit() -> str:
         return "unknown"
 
 
+def subword_build() -> str:
+    """How the installed subword was built: "pgo" (scripts/build_wheel_pgo.sh) or "release"."""
+    try:
+        import subword._core as core
+    except ImportError:
+        return "not installed"
+    return getattr(core, "_build", "release")
+
+
 def describe() -> dict:
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return {
@@ -72,6 +81,7 @@ def describe() -> dict:
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
         "subword_commit": git_commit(),
+        "subword_build": subword_build(),
         "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         "versions": versions(),
     }

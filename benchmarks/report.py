@@ -120,13 +120,20 @@ def _peer_rank(name: str) -> int:
 # ---------------------------------------------------------------------------- markdown
 
 
+def _build_words(build: str) -> str:
+    if build == "pgo":
+        return "profile-guided build (`scripts/build_wheel_pgo.sh`)"
+    return f"{build} build (`pip install .`)" if build == "release" else f"build: {build}"
+
+
 def _meta_lines(results: dict) -> list[str]:
     m = results["meta"]
     mode = "quick (`--quick`: small prefixes)" if results["config"]["quick"] else "full"
     lines = [
         "# Benchmark results",
         "",
-        f"- Date: {m['date']}; mode: {mode}; subword commit {m['subword_commit']}.",
+        f"- Date: {m['date']}; mode: {mode}; subword commit {m['subword_commit']}, "
+        f"{_build_words(m.get('subword_build', 'release'))}.",
         f"- Machine: {m['cpu']}, {m['cores']} cores ({m['cores_usable']} usable), "
         f"{m['memory_gib']} GiB, {m['os']}, Python {m['python']}; load average at start "
         f"{', '.join(str(x) for x in m['load_average_at_start'])}.",

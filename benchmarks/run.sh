@@ -18,7 +18,17 @@ PY="$VENV/bin/python"
 "$PY" -m pip install --quiet --upgrade pip
 "$PY" -m pip install --quiet -r benchmarks/requirements.txt
 if [ -z "${BENCH_SKIP_BUILD:-}" ]; then
+    # The release wheel is built with profile-guided optimization when an llvm-profdata is
+    # at hand (scripts/build_wheel_pgo.sh), else as `pip install .` builds it; RESULTS.md
+    # says which (BENCH_PGO=0 asks for the plain build).
     echo "benchmarks: building subword from $(pwd) (release)" >&2
-    "$PY" -m pip install --quiet --force-reinstall --no-deps .
+    "$PY" -m pip install --quiet "maturin>=1.5,<2"
+    if [ "${BENCH_PGO:-1}" != 0 ] \
+        && PYTHON="$PY" bash scripts/build_wheel_pgo.sh target/wheels-bench; then
+        "$PY" -m pip install --quiet --force-reinstall --no-deps target/wheels-bench/subword-*.whl
+    else
+        echo "benchmarks: plain release build (no profile-guided build; see above)" >&2
+        "$PY" -m pip install --quiet --force-reinstall --no-deps .
+    fi
 fi
 exec "$PY" -m benchmarks.suite "$@"

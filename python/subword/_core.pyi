@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+_build: str
 COMPRESS_DEFAULT_BLOCK_SIZE: int
 COMPRESS_MAX_BLOCK_SIZE: int
 

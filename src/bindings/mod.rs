@@ -40,6 +40,9 @@ pub(crate) use pool::parallel;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // How this extension was built: "pgo" from scripts/build_wheel_pgo.sh, else "release"
+    // (the benchmark records it with its figures).
+    m.add("_build", option_env!("SUBWORD_BUILD").unwrap_or("release"))?;
     m.add_class::<normalizer::PyNormalizer>()?;
     m.add_class::<WordCounter>()?;
     m.add_class::<specials::Specials>()?;
