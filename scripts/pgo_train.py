@@ -1,7 +1,7 @@
 """The workload a profile-guided build (`scripts/build_wheel_pgo.sh`) learns from.
 
 Run against the instrumented wheel. Its text is none of the benchmark corpora: Python's
-standard library sources (code), this repository's Markdown (English prose), and generated
+standard library sources (code), this repository's documentation (English prose), and generated
 Korean and Chinese words drawn with a Zipfian law. It calls every path the benchmark
 suite times, in the proportions users hit them, so that no path is left without counts:
 LLVM optimizes a function it never saw run as cold.
@@ -96,7 +96,7 @@ def encode_all(tok: subword.Tokenizer, texts: dict[str, str], exact: bool = True
         tok.encode_ordinary(text)
 
 
-def sentencepiece_model(work: Path, prose: str) -> None:
+def sentencepiece_model(prose: str) -> None:
     """SentencePiece's own BPE test model, from the sentencepiece sdist on PyPI (as the tests
     fetch it); skipped with a note when it cannot be had."""
     fetch = subprocess.run([sys.executable, str(ROOT / "scripts/fetch_sentencepiece_tests.py")])
@@ -116,8 +116,10 @@ def main() -> None:
     work = Path(sys.argv[1])
     work.mkdir(parents=True, exist_ok=True)
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    code = read_files(sorted(stdlib.rglob("*.py")), CODE_BYTES)
-    prose = read_files(sorted(ROOT.glob("**/*.md")), PROSE_BYTES)
+    sources = [p for p in sorted(stdlib.rglob("*.py")) if "site-packages" not in p.parts]
+    code = read_files(sources, CODE_BYTES)
+    docs = [*sorted(ROOT.glob("*.md")), *sorted((ROOT / "docs").glob("*.md"))]
+    prose = read_files(docs, PROSE_BYTES)
     texts = {
         "code": code,
         "prose": prose * max(1, PROSE_BYTES // max(1, len(prose))),
@@ -152,7 +154,7 @@ def main() -> None:
             ids = trained.encode_batch(lines)
             [trained.encode(s) for s in lines]
             [trained.decode(x) for x in ids]
-    sentencepiece_model(work, prose)
+    sentencepiece_model(prose)
 
     # Counting, training from counts and the subword-nmt commands, as the suite runs them.
     counts = subword.count([str(corpus)], kind="byte", pre_tokenizer="cl100k")
