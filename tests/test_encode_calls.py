@@ -444,6 +444,48 @@ def test_a_refused_batch_gives_back_every_text_it_took(byte_tok, num_threads) ->
     assert [sys.getrefcount(t) for t in texts] == counts
 
 
+# A list of at least 4,096 texts on two or more threads is encoded while its texts are read
+# (`encode_arriving` in src/bindings/texts.rs): runs are handed to the helpers as they are
+# read, and the calling thread joins in after the last.
+ARRIVING = [f"{i} low lower newer {'wid' * (i % 7)}er" for i in range(12_000)]
+
+
+@pytest.mark.parametrize("num_threads", [None, 1, 2, 3])
+def test_a_list_read_while_it_is_encoded_gives_each_texts_ids_in_order(
+    byte_tok, num_threads
+) -> None:
+    texts = list(ARRIVING)
+    texts[5] = "lower newer wider " * 50_000  # a run of its own
+    texts[6] = texts[-1] = ""
+    texts[7] = _Text("a subclass of str")
+    want = [byte_tok.encode(t) for t in texts]
+    counts = [sys.getrefcount(t) for t in texts[:50]]
+    flat, offsets = byte_tok.encode_batch_to_numpy(texts, num_threads=num_threads)
+    assert len(offsets) == len(texts) + 1
+    assert [flat[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])] == want
+    assert [sys.getrefcount(t) for t in texts[:50]] == counts
+
+
+@pytest.mark.parametrize("num_threads", [None, 2, 3])
+def test_a_list_read_while_it_is_encoded_names_its_first_bad_text_and_keeps_no_text(
+    byte_tok, num_threads
+) -> None:
+    texts = list(ARRIVING)
+    counts = [sys.getrefcount(t) for t in texts]
+    # A forbidden token in two texts far apart: the earlier is named.
+    texts[11_001] = f"x {SPECIAL}"
+    texts[99] = f"y {SPECIAL}"
+    with pytest.raises(InvalidInputError, match="text 99 of the batch"):
+        byte_tok.encode_batch_to_numpy(texts, num_threads=num_threads)
+    # An item that is not a str, found while runs before it are being encoded.
+    texts[99] = texts[11_001] = "z"
+    texts[10_000] = 7  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="text 10000 of the batch is int, not str"):
+        byte_tok.encode_batch_to_numpy(texts, num_threads=num_threads)
+    texts = list(ARRIVING)
+    assert [sys.getrefcount(t) for t in texts] == counts
+
+
 def test_the_core_refuses_one_str_as_a_batch_and_names_a_text_that_is_not_str(
     byte_tok,
 ) -> None:

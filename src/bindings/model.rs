@@ -11,7 +11,7 @@ use super::lists::{self, new_list};
 use super::options::model_config;
 use super::pool::helpers_for;
 use super::specials::Specials;
-use super::texts::Texts;
+use super::texts::{encode_arriving, Texts};
 use crate::formats::{sentencepiece, tiktoken};
 use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
 use crate::threads::team_size;
@@ -190,10 +190,17 @@ impl PyModel {
         forbidden: Option<&Specials>,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
-        let texts = Texts::new(texts)?;
-        let refs = texts.strs();
         let (matcher, forbidden) = (specials.map(|s| &s.inner), forbidden.map(|s| &s.inner));
         let helpers = helpers_for(num_threads)?;
+        let arriving = helpers
+            .as_deref()
+            .and_then(|pool| encode_arriving(texts, &self.inner, matcher, forbidden, pool));
+        if let Some(encoded) = arriving {
+            let (flat, offsets) = encoded?;
+            return Ok((flat.into_pyarray(py), offsets.into_pyarray(py)));
+        }
+        let texts = Texts::new(texts)?;
+        let refs = texts.strs();
         let (flat, offsets) = py
             .detach(|| {
                 self.inner

@@ -13,8 +13,12 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use super::errors::{invalid_input, to_py_err};
 use super::lists;
 use crate::pages::prefetch;
+use crate::pipeline::{Arriving, SpecialMatcher, Tokenizer};
+use crate::threads::team_size;
+use rayon::ThreadPool;
 
 /// How many items ahead a pass asks for a str's header: far enough to cover a miss to
 /// memory at a few nanoseconds an item.
@@ -56,12 +60,7 @@ impl<'py> Texts<'py> {
             // (and a refused item's type name), and the loop stops at the first error.
             if let Some(items) = unsafe { lists::items(list) } {
                 let mut out = Texts::with_capacity(py, items.len());
-                for (i, &item) in items.iter().enumerate() {
-                    if let Some(&ahead) = items.get(i + AHEAD) {
-                        prefetch(ahead);
-                    }
-                    out.take(i, item)?;
-                }
+                out.take_items(items, |_| ())?;
                 return Ok(out);
             }
         }
@@ -92,6 +91,23 @@ impl<'py> Texts<'py> {
         Ok(out)
     }
 
+    /// Takes `items` (a list's, read in place), handing each text to `each` as soon as it
+    /// is borrowed; stops at the first item that is not a str. The texts taken before it
+    /// stay held, so that threads given them can finish with them.
+    fn take_items(
+        &mut self,
+        items: &[*mut ffi::PyObject],
+        mut each: impl FnMut(&'static str),
+    ) -> PyResult<()> {
+        for (i, &item) in items.iter().enumerate() {
+            if let Some(&ahead) = items.get(i + AHEAD) {
+                prefetch(ahead);
+            }
+            each(self.take(i, item)?);
+        }
+        Ok(())
+    }
+
     /// No texts yet, room for `n`. Made before the first is taken, so that an error part
     /// way gives back the references already taken (on drop).
     fn with_capacity(py: Python<'py>, n: usize) -> Self {
@@ -103,9 +119,10 @@ impl<'py> Texts<'py> {
     }
 
     /// Borrows the UTF-8 of `item`, text `i` of the batch, and takes a reference to it;
-    /// `item` NULL is the error the sequence has set.
+    /// `item` NULL is the error the sequence has set. The text is `'static` as the field
+    /// `utf8` is: it lives as long as `self`.
     #[inline(always)]
-    fn take(&mut self, i: usize, item: *mut ffi::PyObject) -> PyResult<()> {
+    fn take(&mut self, i: usize, item: *mut ffi::PyObject) -> PyResult<&'static str> {
         let py = self.py;
         let Some(object) = NonNull::new(item) else {
             return Err(PyErr::fetch(py));
@@ -141,7 +158,7 @@ impl<'py> Texts<'py> {
             ))
         };
         self.utf8.push(text);
-        Ok(())
+        Ok(text)
     }
 
     /// The texts, borrowed for as long as `self` lives.
@@ -163,4 +180,62 @@ impl Drop for Texts<'_> {
             unsafe { ffi::Py_DecRef(item.as_ptr()) };
         }
     }
+}
+
+/// Lists of at least this many texts are encoded while they are borrowed (`encode_arriving`):
+/// below it, borrowing them all takes less than waking a helper.
+const ARRIVING_MIN_TEXTS: usize = 4096;
+
+/// A batch given as a list of at least `ARRIVING_MIN_TEXTS` items, encoded by `helpers`
+/// while this thread borrows its texts, then by this thread too without the GIL
+/// (docs/performance.md#batches-texts-encoded-as-they-arrive); its flat ids and offsets as
+/// `Tokenizer::encode_batch_flat` gives them. `None` when the batch is not such a list:
+/// the caller takes the usual path.
+pub(super) fn encode_arriving(
+    texts: &Bound<'_, PyAny>,
+    tokenizer: &Tokenizer,
+    specials: Option<&SpecialMatcher>,
+    forbidden: Option<&SpecialMatcher>,
+    helpers: &ThreadPool,
+) -> Option<PyResult<(Vec<u32>, Vec<u64>)>> {
+    let py = texts.py();
+    // SAFETY: the exact test reads the object's type.
+    if unsafe { ffi::PyList_CheckExact(texts.as_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: checked to be a list just above.
+    let list = unsafe { texts.cast_unchecked::<PyList>() };
+    // SAFETY: no Python code runs while `items` is used: taking the texts only reads strs
+    // (and a refused item's type name); the GIL is released only after the last is taken.
+    let items = unsafe { lists::items(list) }?;
+    if items.len() < ARRIVING_MIN_TEXTS {
+        return None;
+    }
+    let threads = team_size(Some(helpers));
+    // Declared before `arriving`, so dropped after it: the texts outlive every use.
+    let mut held = Texts::with_capacity(py, items.len());
+    let arriving = Arriving::new(items.len(), threads);
+    let taken = helpers.in_place_scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(|_| tokenizer.encode_arrived(&arriving, specials, forbidden));
+        }
+        let taken = match arriving.feeder() {
+            Some(mut feeder) => held.take_items(items, |text| {
+                // Room for every item: the capacity is the list's length.
+                feeder.push(text);
+            }),
+            None => Err(invalid_input("a batch's texts were fed twice")),
+        };
+        // The feeder is dropped: the batch is closed, whatever happened.
+        py.detach(|| {
+            tokenizer.encode_arrived(&arriving, specials, forbidden);
+            arriving.wait_for_team();
+        });
+        taken
+    });
+    let encoded = taken.and_then(|()| {
+        py.detach(|| arriving.finish(Some(helpers)))
+            .map_err(to_py_err)
+    });
+    Some(encoded)
 }

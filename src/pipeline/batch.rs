@@ -52,36 +52,7 @@ impl Tokenizer {
         let parts = runs.each(helpers, |part| {
             self.encode_part(&runs, part, specials, forbidden)
         })?;
-        // The runs are joined by the team too: copying tens of megabytes of ids into fresh
-        // pages is a few percent of a batch, serial if done by one thread.
-        let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
-        crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());
-        let mut offsets = vec![0u64; texts.len() + 1];
-        let mut slots = Vec::with_capacity(parts.len());
-        let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
-        let mut base = 0u64;
-        for (ids, ends) in &parts {
-            let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
-            let (ends_slot, ends_rest) = ends_left.split_at_mut(ends.len());
-            slots.push((ids_slot, ends_slot, base, ids, ends));
-            (ids_left, ends_left) = (ids_rest, ends_rest);
-            base += ids.len() as u64;
-        }
-        let slots = Mutex::new(slots);
-        let join = || {
-            while let Some((ids_slot, ends_slot, base, ids, ends)) = lock(&slots).pop() {
-                ids_slot.copy_from_slice(ids);
-                for (slot, end) in ends_slot.iter_mut().zip(ends) {
-                    *slot = base + end;
-                }
-            }
-        };
-        if base >= PARALLEL_JOIN_MIN_IDS {
-            crate::threads::team(helpers, join);
-        } else {
-            join();
-        }
-        Ok((flat, offsets))
+        Ok(join_runs(&parts, texts.len(), helpers))
     }
 
     /// Run `part` of `runs`: its ids and where each of its texts' ids end.
@@ -279,6 +250,45 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
     }
 }
 
+/// The runs' ids as one flat list and the offsets where each of the `texts` texts' ids
+/// start (one more than the texts, the last being the total). The runs are joined by the
+/// team too: copying tens of megabytes of ids into fresh pages is a few percent of a
+/// batch, serial if done by one thread.
+pub(super) fn join_runs(
+    parts: &[(Vec<u32>, Vec<u64>)],
+    texts: usize,
+    helpers: Option<&rayon::ThreadPool>,
+) -> (Vec<u32>, Vec<u64>) {
+    let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
+    crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());
+    let mut offsets = vec![0u64; texts + 1];
+    let mut slots = Vec::with_capacity(parts.len());
+    let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
+    let mut base = 0u64;
+    for (ids, ends) in parts {
+        let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
+        let (ends_slot, ends_rest) = ends_left.split_at_mut(ends.len());
+        slots.push((ids_slot, ends_slot, base, ids, ends));
+        (ids_left, ends_left) = (ids_rest, ends_rest);
+        base += ids.len() as u64;
+    }
+    let slots = Mutex::new(slots);
+    let join = || {
+        while let Some((ids_slot, ends_slot, base, ids, ends)) = lock(&slots).pop() {
+            ids_slot.copy_from_slice(ids);
+            for (slot, end) in ends_slot.iter_mut().zip(ends) {
+                *slot = base + end;
+            }
+        }
+    };
+    if base >= PARALLEL_JOIN_MIN_IDS {
+        crate::threads::team(helpers, join);
+    } else {
+        join();
+    }
+    (flat, offsets)
+}
+
 /// A batch with fewer ids is joined on the calling thread: handing the copies to helpers
 /// costs more than they take.
 const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
@@ -289,7 +299,7 @@ const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
 pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
 
 /// `mutex`'s guard; a thread that panicked holding it left nothing half-written here.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -267,3 +267,105 @@ fn count_batch_counts_each_texts_ids_across_slices_and_names_a_failing_text() {
         );
     }
 }
+
+/// `texts` as an arriving batch on a team of `threads`: the helpers start first and
+/// encode runs while this thread feeds the texts in, as the Python binding does.
+fn arriving_batch(
+    t: &Tokenizer,
+    texts: &[&str],
+    forbidden: Option<&SpecialMatcher>,
+    threads: usize,
+) -> Result<(Vec<u32>, Vec<u64>)> {
+    let pool = helpers(threads);
+    let arriving = Arriving::new(texts.len(), threads);
+    match pool.as_ref() {
+        Some(pool) => pool.in_place_scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|_| t.encode_arrived(&arriving, None, forbidden));
+            }
+            let mut feeder = arriving.feeder().unwrap();
+            assert!(arriving.feeder().is_none(), "one feeder only");
+            for text in texts {
+                assert!(feeder.push(text));
+            }
+            assert!(!feeder.push("past the capacity"));
+            drop(feeder);
+            t.encode_arrived(&arriving, None, forbidden);
+            arriving.wait_for_team();
+        }),
+        None => {
+            let mut feeder = arriving.feeder().unwrap();
+            texts.iter().for_each(|text| assert!(feeder.push(text)));
+            drop(feeder);
+            t.encode_arrived(&arriving, None, forbidden);
+        }
+    }
+    arriving.finish(pool.as_ref())
+}
+
+#[test]
+fn an_arriving_batch_gives_what_the_batch_gives_whatever_the_team() {
+    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
+    let specials = vec![("<s>".to_string(), 300)];
+    let t = Tokenizer::new(
+        c,
+        byte_vocab(&["ab", "abab"]),
+        &merges(&[("a", "b"), ("ab", "ab")]),
+        specials.clone(),
+    )
+    .unwrap();
+    // Enough bytes for many runs, a text longer than any run, empty texts.
+    let mut texts: Vec<String> = (0..20_000)
+        .map(|i| format!("ab {i} abab{}", " ba".repeat(i % 7)))
+        .collect();
+    texts[10] = "ab ".repeat(3_000_000);
+    texts[11] = String::new();
+    texts[19_999] = String::new();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let expected = t.encode_batch_flat(&refs, None, None, None).unwrap();
+    let matcher = SpecialMatcher::new(&specials).unwrap().unwrap();
+    for threads in [1, 2, 3] {
+        assert_eq!(
+            arriving_batch(&t, &refs, None, threads).unwrap(),
+            expected,
+            "{threads} threads"
+        );
+        // A forbidden special token in two texts: the error names the first.
+        let mut bad = refs.clone();
+        bad[19_000] = "<s>";
+        bad[15_000] = "x <s>";
+        let err = arriving_batch(&t, &bad, Some(&matcher), threads).unwrap_err();
+        assert!(
+            err.message.starts_with("text 15000 of the batch"),
+            "{}",
+            err.message
+        );
+        // No texts: no ids, one offset.
+        assert_eq!(
+            arriving_batch(&t, &[], None, threads).unwrap(),
+            (vec![], vec![0])
+        );
+    }
+}
+
+#[test]
+fn a_closed_batch_lets_every_thread_go_with_the_runs_it_has() {
+    // The feeder dropped part way (the binding's reading of a text failed): the team still
+    // finishes, with the texts handed over, and nobody waits for the rest.
+    let t = gpt2_ranked();
+    let arriving = Arriving::new(1000, 2);
+    let pool = helpers(2).unwrap();
+    pool.in_place_scope(|scope| {
+        scope.spawn(|_| t.encode_arrived(&arriving, None, None));
+        let mut feeder = arriving.feeder().unwrap();
+        for _ in 0..10 {
+            assert!(feeder.push(" ab"));
+        }
+        drop(feeder);
+        t.encode_arrived(&arriving, None, None);
+        arriving.wait_for_team();
+    });
+    let (flat, offsets) = arriving.finish(Some(&pool)).unwrap();
+    assert_eq!(offsets.len(), 11);
+    assert_eq!(flat, t.encode(&" ab".repeat(10), None).unwrap());
+}

@@ -6,6 +6,7 @@
 //! A `Tokenizer` is built once from plain data (token → id, merges in rank order, special
 //! tokens) and is immutable afterwards, so one serves all threads.
 
+mod arriving;
 mod batch;
 pub mod cache;
 mod count;
@@ -39,6 +40,7 @@ use crate::symbols::{
 use crate::vocab::{Ranks, TokenBytes, TokenNames};
 use cache::{new_owner, PieceIds};
 
+pub use arriving::Arriving;
 pub use batch::{Runs, PARALLEL_MIN_BYTES};
 pub use specials::SpecialMatcher;
 
