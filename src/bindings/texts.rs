@@ -233,9 +233,18 @@ pub(super) fn encode_arriving(
         });
         taken
     });
-    let encoded = taken.and_then(|()| {
-        py.detach(|| arriving.finish(Some(helpers)))
-            .map_err(to_py_err)
-    });
+    let encoded = taken
+        .and_then(|()| {
+            py.detach(|| arriving.finish(Some(helpers)))
+                .map_err(to_py_err)
+        })
+        .and_then(|(flat, offsets)| {
+            if offsets.len() == items.len() + 1 {
+                Ok((flat, offsets))
+            } else {
+                // Not expected: the feeder has room for every item.
+                Err(invalid_input("a batch's texts went missing"))
+            }
+        });
     Some(encoded)
 }

@@ -237,6 +237,8 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
     ) {
+        // Counted out when this returns or unwinds: the calling thread waits for the count.
+        let _leaving = Leaving(&arriving.working, &arriving.idle);
         let mut mine = Vec::new();
         while let Some(part) = arriving.claim() {
             let (first, texts) = arriving.run(part);
@@ -247,10 +249,19 @@ impl Tokenizer {
             mine.push((part, encoded));
         }
         lock(&arriving.done).extend(mine);
-        let mut working = lock(&arriving.working);
+    }
+}
+
+/// A thread of the team, counted out of `working` when dropped (a thread that panicked
+/// too, so that `wait_for_team` returns and the panic reaches the caller).
+struct Leaving<'a>(&'a Mutex<usize>, &'a Condvar);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        let mut working = lock(self.0);
         *working = working.saturating_sub(1);
         if *working == 0 {
-            arriving.idle.notify_all();
+            self.1.notify_all();
         }
     }
 }
