@@ -1,7 +1,7 @@
 //! A batch whose texts arrive while it is encoded. The thread that reads them (from Python,
-//! one at a time, holding the GIL) hands them over in runs, and the
-//! team's other threads encode each run as soon as it is handed over: reading a large
-//! batch's texts is not a serial phase before its encoding
+//! one at a time, holding the GIL) hands them over in runs, and the team's other threads
+//! encode each run as soon as it is handed over: reading a large batch's texts is not a
+//! serial phase before its encoding
 //! (docs/performance.md#batches-texts-encoded-as-they-arrive).
 
 use std::cell::UnsafeCell;

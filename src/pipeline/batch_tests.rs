@@ -157,8 +157,8 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     assert!(Runs::for_team(&big, two.as_ref()).count() > 2);
 }
 
-#[test]
-fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
+/// A byte-level model of "ab" and "abab", with `<s>` as a special token (also returned).
+fn ab_model() -> (Tokenizer, Vec<(String, u32)>) {
     let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
     let specials = vec![("<s>".to_string(), 300)];
     let t = Tokenizer::new(
@@ -168,9 +168,20 @@ fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
         specials.clone(),
     )
     .unwrap();
-    let mut texts: Vec<String> = (0..3000)
+    (t, specials)
+}
+
+/// `n` texts of the `ab_model`'s tokens and others, of varied lengths.
+fn ab_texts(n: usize) -> Vec<String> {
+    (0..n)
         .map(|i| format!("ab {i} abab{}", " ba".repeat(i % 7)))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
+    let (t, specials) = ab_model();
+    let mut texts = ab_texts(3000);
     texts[10] = "ab ".repeat(100_000); // longer than a run's share
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let bytes: usize = refs.iter().map(|t| t.len()).sum();
@@ -305,19 +316,9 @@ fn arriving_batch(
 
 #[test]
 fn an_arriving_batch_gives_what_the_batch_gives_whatever_the_team() {
-    let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
-    let specials = vec![("<s>".to_string(), 300)];
-    let t = Tokenizer::new(
-        c,
-        byte_vocab(&["ab", "abab"]),
-        &merges(&[("a", "b"), ("ab", "ab")]),
-        specials.clone(),
-    )
-    .unwrap();
+    let (t, specials) = ab_model();
     // Enough bytes for many runs, a text longer than any run, empty texts.
-    let mut texts: Vec<String> = (0..20_000)
-        .map(|i| format!("ab {i} abab{}", " ba".repeat(i % 7)))
-        .collect();
+    let mut texts = ab_texts(20_000);
     texts[10] = "ab ".repeat(3_000_000);
     texts[11] = String::new();
     texts[19_999] = String::new();
