@@ -110,6 +110,12 @@ def test_o200k_every_line_and_whole_file(pair: tuple, name: str) -> None:
     whole = theirs.encode_ordinary(text)
     assert ours.encode_ordinary(text) == whole
     assert ours.encode_to_numpy(text).tolist() == whole
+    # The flat batch (a large list on two threads is encoded while it is read).
+    flat, offsets = ours.encode_batch_to_numpy(lines, num_threads=2)
+    assert offsets[0] == 0 and offsets[-1] == len(flat) == sum(map(len, expected))
+    for i in range(len(lines)):
+        if flat[offsets[i] : offsets[i + 1]].tolist() != expected[i]:
+            pytest.fail(f"{name} line {i + 1} in the flat batch: {lines[i]!r}")
 
 
 def test_megabyte_pieces_match_bpe_openai(pair: tuple) -> None:
