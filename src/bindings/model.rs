@@ -15,7 +15,7 @@ use super::texts::{encode_arriving, Texts};
 use crate::formats::{sentencepiece, tiktoken};
 use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
 use crate::threads::team_size;
-use rayon::ThreadPool;
+use crate::threads::Helpers;
 use std::sync::mpsc::TryRecvError;
 
 /// A built tokenizer model: encode and decode.
@@ -379,7 +379,7 @@ impl PyModel {
         texts: &[&str],
         matcher: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        helpers: &ThreadPool,
+        helpers: &Helpers,
     ) -> PyResult<Bound<'py, PyList>> {
         type Encoded = crate::error::Result<(Vec<u32>, Vec<u64>)>;
         let threads = team_size(Some(helpers));
@@ -407,7 +407,7 @@ impl PyModel {
             }
             Ok(())
         };
-        helpers.in_place_scope(|scope| -> PyResult<()> {
+        helpers.scope(|scope| -> PyResult<()> {
             for _ in 1..threads {
                 let sender = sender.clone();
                 scope.spawn(move |_| {

@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
+use crate::threads::Helpers;
+
 use super::errors::invalid_input;
 
 /// The process that owns rayon's global pool (the first to call `parallel`).
@@ -23,7 +25,7 @@ static GLOBAL_POOL_PID: OnceLock<u32> = OnceLock::new();
 /// A forked child's pool, with the child's pid.
 static CHILD_POOL: Mutex<Option<(u32, Arc<ThreadPool>)>> = Mutex::new(None);
 /// Pools of a chosen size: (pid, threads, pool), the most recently used last.
-static SIZED_POOLS: Mutex<Vec<(u32, usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+static SIZED_POOLS: Mutex<Vec<(u32, usize, Arc<Helpers>)>> = Mutex::new(Vec::new());
 /// Sizes kept at once; the least recently used goes first.
 const SIZED_POOLS_KEPT: usize = 4;
 
@@ -42,7 +44,7 @@ pub(crate) fn parallel<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send)
 /// next call of the same size; `None` for a team of one. No thread more: an idle pool
 /// thread would spin and yield, taking the CPU from the team's
 /// (docs/performance.md#batches-no-idle-pool-thread).
-pub(crate) fn helpers_for(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
+pub(crate) fn helpers_for(threads: Option<usize>) -> PyResult<Option<Arc<Helpers>>> {
     match threads.unwrap_or_else(default_threads) {
         0 | 1 => Ok(None),
         n => sized_pool(n - 1).map(Some),
@@ -93,7 +95,7 @@ fn child_pool(pid: u32) -> PyResult<Arc<ThreadPool>> {
     Ok(pool)
 }
 
-fn sized_pool(n: usize) -> PyResult<Arc<ThreadPool>> {
+fn sized_pool(n: usize) -> PyResult<Arc<Helpers>> {
     let pid = std::process::id();
     let mut pools = SIZED_POOLS.lock().unwrap_or_else(|e| e.into_inner());
     // Pools inherited through fork have no threads here (see `child_pool`).
@@ -107,10 +109,7 @@ fn sized_pool(n: usize) -> PyResult<Arc<ThreadPool>> {
         return Ok(pool);
     }
     let pool = Arc::new(
-        ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| invalid_input(format!("cannot start {n} threads: {e}")))?,
+        Helpers::new(n).map_err(|e| invalid_input(format!("cannot start {n} threads: {e}")))?,
     );
     if pools.len() >= SIZED_POOLS_KEPT {
         pools.remove(0);

@@ -18,7 +18,7 @@ use super::lists;
 use crate::pages::prefetch;
 use crate::pipeline::{Arriving, SpecialMatcher, Tokenizer};
 use crate::threads::team_size;
-use rayon::ThreadPool;
+use crate::threads::Helpers;
 
 /// How many items ahead a pass asks for a str's header: far enough to cover a miss to
 /// memory at a few nanoseconds an item.
@@ -196,7 +196,7 @@ pub(super) fn encode_arriving(
     tokenizer: &Tokenizer,
     specials: Option<&SpecialMatcher>,
     forbidden: Option<&SpecialMatcher>,
-    helpers: &ThreadPool,
+    helpers: &Helpers,
 ) -> Option<PyResult<(Vec<u32>, Vec<u64>)>> {
     let py = texts.py();
     // SAFETY: the exact test reads the object's type.
@@ -215,7 +215,7 @@ pub(super) fn encode_arriving(
     // Declared before `arriving`, so dropped after it: the texts outlive every use.
     let mut held = Texts::with_capacity(py, items.len());
     let arriving = Arriving::new(items.len(), threads);
-    let taken = helpers.in_place_scope(|scope| {
+    let taken = helpers.scope(|scope| {
         for _ in 1..threads {
             scope.spawn(|_| tokenizer.encode_arrived(&arriving, specials, forbidden));
         }

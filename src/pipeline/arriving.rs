@@ -143,7 +143,10 @@ impl<'t> Arriving<'t> {
 
     /// The batch's ids and offsets (one more than its texts) once every run is encoded,
     /// joined on the calling thread and `helpers`; the error of the earliest failing run.
-    pub fn finish(mut self, helpers: Option<&rayon::ThreadPool>) -> Result<(Vec<u32>, Vec<u64>)> {
+    pub fn finish(
+        mut self,
+        helpers: Option<&crate::threads::Helpers>,
+    ) -> Result<(Vec<u32>, Vec<u64>)> {
         let runs = *self.runs.get_mut();
         let texts = match runs {
             0 => 0,

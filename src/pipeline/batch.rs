@@ -38,7 +38,7 @@ impl Tokenizer {
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        helpers: Option<&rayon::ThreadPool>,
+        helpers: Option<&crate::threads::Helpers>,
     ) -> Result<(Vec<u32>, Vec<u64>)> {
         // Runs of texts, each encoded into one buffer: no vector per text.
         let runs = Runs::for_team(texts, helpers);
@@ -183,7 +183,7 @@ impl<'b, 't> Runs<'b, 't> {
     /// `texts` cut for a team on `helpers` (`crate::threads::team`): one run for a batch
     /// under `PARALLEL_MIN_BYTES` or a team of one thread, else several runs a thread, which
     /// keep the threads evenly loaded.
-    pub fn for_team(texts: &'b [&'t str], helpers: Option<&rayon::ThreadPool>) -> Self {
+    pub fn for_team(texts: &'b [&'t str], helpers: Option<&crate::threads::Helpers>) -> Self {
         if Self::worth_sharing(texts, helpers) {
             Runs::new(texts, 8 * crate::threads::team_size(helpers))
         } else {
@@ -193,7 +193,7 @@ impl<'b, 't> Runs<'b, 't> {
 
     /// Whether a batch of `texts` is worth sharing with `helpers`: it has at least
     /// `PARALLEL_MIN_BYTES` and there is a helper.
-    pub fn worth_sharing(texts: &[&str], helpers: Option<&rayon::ThreadPool>) -> bool {
+    pub fn worth_sharing(texts: &[&str], helpers: Option<&crate::threads::Helpers>) -> bool {
         crate::threads::team_size(helpers) >= 2
             && texts.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES
     }
@@ -213,7 +213,7 @@ impl<'b, 't> Runs<'b, 't> {
     /// (`crate::threads::team`); the error of the earliest run that failed.
     pub fn each<T: Send>(
         &self,
-        helpers: Option<&rayon::ThreadPool>,
+        helpers: Option<&crate::threads::Helpers>,
         f: impl Fn(usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         if self.count() == 1 {
@@ -257,7 +257,7 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
 pub(super) fn join_runs(
     parts: &[(Vec<u32>, Vec<u64>)],
     texts: usize,
-    helpers: Option<&rayon::ThreadPool>,
+    helpers: Option<&crate::threads::Helpers>,
 ) -> (Vec<u32>, Vec<u64>) {
     let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
     crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());

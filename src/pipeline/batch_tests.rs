@@ -9,13 +9,8 @@ use crate::algorithms::bpe::MergeRule;
 
 /// The helpers of a team of `threads` threads (`crate::threads::team`): a pool of one
 /// thread fewer, none for one thread.
-fn helpers(threads: usize) -> Option<rayon::ThreadPool> {
-    (threads > 1).then(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads - 1)
-            .build()
-            .unwrap()
-    })
+fn helpers(threads: usize) -> Option<crate::threads::Helpers> {
+    (threads > 1).then(|| crate::threads::Helpers::new(threads - 1).unwrap())
 }
 
 /// `texts` as one batch on this thread (one run), each text's ids checked against its own
@@ -290,7 +285,7 @@ fn arriving_batch(
     let pool = helpers(threads);
     let arriving = Arriving::new(texts.len(), threads);
     match pool.as_ref() {
-        Some(pool) => pool.in_place_scope(|scope| {
+        Some(pool) => pool.scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(|_| t.encode_arrived(&arriving, None, forbidden));
             }
@@ -356,7 +351,7 @@ fn a_closed_batch_lets_every_thread_go_with_the_runs_it_has() {
     let t = gpt2_ranked();
     let arriving = Arriving::new(1000, 2);
     let pool = helpers(2).unwrap();
-    pool.in_place_scope(|scope| {
+    pool.scope(|scope| {
         scope.spawn(|_| t.encode_arrived(&arriving, None, None));
         let mut feeder = arriving.feeder().unwrap();
         for _ in 0..10 {

@@ -43,7 +43,7 @@ impl Tokenizer {
         texts: &[&str],
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
-        helpers: Option<&rayon::ThreadPool>,
+        helpers: Option<&crate::threads::Helpers>,
     ) -> Result<Vec<usize>> {
         let runs = Runs::for_team(texts, helpers);
         let counts = runs.each(helpers, |part| {
