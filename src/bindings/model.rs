@@ -14,8 +14,7 @@ use super::specials::Specials;
 use super::texts::{encode_arriving, Texts};
 use crate::formats::{sentencepiece, tiktoken};
 use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
-use crate::threads::team_size;
-use crate::threads::Helpers;
+use crate::threads::{team_size, Helpers};
 use std::sync::mpsc::TryRecvError;
 
 /// A built tokenizer model: encode and decode.

@@ -17,8 +17,7 @@ use super::errors::{invalid_input, to_py_err};
 use super::lists;
 use crate::pages::prefetch;
 use crate::pipeline::{Arriving, SpecialMatcher, Tokenizer};
-use crate::threads::team_size;
-use crate::threads::Helpers;
+use crate::threads::{team_size, Helpers};
 
 /// How many items ahead a pass asks for a str's header: far enough to cover a miss to
 /// memory at a few nanoseconds an item.
