@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use subword::pretokenize::{FastPattern, PreTokenizer};
+use subword::pretokenize::{FastPattern, PreTokenizer, CLIP};
 
 const SLICE: usize = 16 << 10;
 
@@ -62,12 +62,19 @@ fn main() {
             continue;
         };
         let name = path.rsplit('/').next().unwrap_or(path);
-        for fast in FastPattern::ALL {
-            if only.is_some_and(|name| name != fast.name()) {
+        let patterns = FastPattern::ALL
+            .iter()
+            .map(|fast| (fast.name(), fast.regex()))
+            .chain([("clip", CLIP)]);
+        for (pattern, regex) in patterns {
+            if only.is_some_and(|name| name != pattern) {
                 continue;
             }
-            let quick = mb_per_s(&PreTokenizer::Fast(fast), &text, 30);
-            let slow = match PreTokenizer::regex_only(fast.regex()) {
+            let quick = match PreTokenizer::regex(regex) {
+                Ok(pre) => mb_per_s(&pre, &text, 30),
+                Err(e) => Err(e.message),
+            };
+            let slow = match PreTokenizer::regex_only(regex) {
                 _ if fast_only => Err("skipped".to_string()),
                 Ok(regex) => mb_per_s(&regex, &text, 2),
                 Err(e) => Err(e.message),
@@ -84,7 +91,7 @@ fn main() {
             println!(
                 "| {name} | {:.1} | {} | {} | {} | {ratio} |",
                 text.len() as f64 / 1e6,
-                fast.name(),
+                pattern,
                 cell(&slow),
                 cell(&quick),
             );

@@ -1,7 +1,8 @@
-"""The hand-written pre-tokenizers for gpt2, cl100k and o200k give exactly the pieces of
-fancy-regex on the same pattern: on every line and the whole text of every corpus, on
-arbitrary Unicode, and on text built from the fragments where the patterns' branches meet.
-Python's `regex` module, which tiktoken's patterns were written for, is a second oracle."""
+"""The hand-written pre-tokenizers for gpt2, cl100k, o200k, llama3 and clip give exactly the
+pieces of fancy-regex on the same pattern: on every line and the whole text of every corpus,
+on arbitrary Unicode, and on text built from the fragments where the patterns' branches meet.
+Python's `regex` module, which tiktoken's and CLIP's patterns were written for, is a second
+oracle."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from peers import CORPORA, corpus_text, peer
 from subword._core import _testing
 from subword.pre_tokenizers.patterns import PATTERNS
 
-FAST = ["gpt2", "cl100k", "o200k", "llama3"]
+FAST = ["gpt2", "cl100k", "o200k", "llama3", "clip"]
+# The patterns whose matches cover every character (CLIP's drops whitespace).
+TILING = ["gpt2", "cl100k", "o200k", "llama3"]
 
 
 def assert_same(name: str, texts: list[str]) -> None:
@@ -45,7 +48,7 @@ def test_pretokenize_uses_either_path_and_other_patterns_use_the_regex():
     for name in FAST:
         fast = _testing.pretokenize(PATTERNS[name], text)
         assert fast == _testing.pretokenize(PATTERNS[name], text, use_fast=False)
-        assert "".join(fast) == text
+        assert "".join(fast) == (text if name in TILING else "".join(text.split()))
     assert _testing.pretokenize(r"\w+", "a bc") == ["a", "bc"]
     with pytest.raises(ValueError, match="no fast splitter"):
         _testing.pretokenize_first_difference(r"\w+", ["a"])
@@ -63,14 +66,18 @@ def test_every_line_and_whole_corpus(name, corpus):
     text = _text(corpus)
     assert_same(name, [text])
     assert_same(name, text.splitlines(keepends=True))
+    if name == "clip":
+        # What CLIP's pattern meets after CLIP's cleaning: lower-cased text.
+        assert_same(name, [text.lower()])
 
 
 # --- property tests ---------------------------------------------------------------------
 
-# Where the branches of the three patterns meet: contractions in every case (and ſ, which
-# folds to s), line breaks, whitespace before letters/punctuation/line breaks/the end,
-# numbers by ones to sevens, marks, title-case and modifier letters, odd whitespace, emoji,
-# NUL, astral letters, and the `/` o200k keeps after punctuation.
+# Where the branches of the patterns meet: contractions in every case (and ſ, which folds
+# to s), line breaks, whitespace before letters/punctuation/line breaks/the end, numbers by
+# ones to sevens, marks, title-case and modifier letters, odd whitespace, emoji, NUL, astral
+# letters, the `/` o200k keeps after punctuation, and CLIP's special tokens (whole, in
+# part, with ſ) and U+0345, which its pattern drops.
 CONTRACTIONS = [
     "'" + tail
     for tail in ["s", "S", "ſ", "d", "D", "m", "M", "t", "T"]
@@ -86,6 +93,7 @@ FRAGMENTS = CONTRACTIONS + [
     "한", "국어", "中文", "ا", "𐐀", "𐐨", "𝐀", "𠀀", "😀", "👍🏽", "🇫🇷",
     "Hello", "HELLO", "hello", "HeLLo", "camelCase", "don't", "WE'LL",
     "!", ".", ",", "?", "/", "//", "(", ")", '"', "-", "—", "…", "#", "@",
+    "<|startoftext|>", "<|ſtartoftext|>", "<|endoftext|>", "<|", "|>", "<", "\u0345",
 ]
 # fmt: on
 
@@ -138,6 +146,7 @@ def test_python_regex_agrees_on_examples(name):
         "e\u0301\u0301 \u0301a 1234567 ٣٤٥٦ 😀😀 a😀 👍🏽",
         "!\n/ !!\n\n//x ;\r\n//y (hello) [world]",
         "\x00 \x00\x00 \u2028x\u3000y",
+        "<|startoftext|>a photo of a cat's toy<|endoftext|> !<|endoftext|>x <|x|> a\u0345b",
     ]
     for text in texts:
         assert _testing.pretokenize(PATTERNS[name], text) == regex.findall(PATTERNS[name], text)

@@ -1,10 +1,10 @@
-//! `_core._testing`: hooks for the tests and benchmarks only (the fast pre-tokenizers
-//! against fancy-regex, how lists of ids are filled). Not part of the library's interface.
+//! `_core._testing`: hooks for the tests and benchmarks only (the hand-written
+//! pre-tokenizers against fancy-regex, how lists of ids are filled). Not part of the library's interface.
 
 use pyo3::prelude::*;
 
 use super::errors::to_py_err;
-use crate::pretokenize::{check_fast_against_regex, FastPattern, PreTokenizer};
+use crate::pretokenize::{check_fast_against_regex, FastPattern, PreTokenizer, CLIP};
 
 /// The pieces of `text` under the regex `pre_tokenizer`; `use_fast=False` forces
 /// fancy-regex even for the fixed patterns.
@@ -56,6 +56,7 @@ pub(super) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     for fast in FastPattern::ALL {
         fast_patterns.set_item(fast.name(), fast.regex())?;
     }
+    fast_patterns.set_item("clip", CLIP)?;
     m.add("FAST_PATTERNS", fast_patterns)?;
     parent.add_submodule(&m)?;
     py.import("sys")?

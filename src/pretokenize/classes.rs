@@ -3,7 +3,9 @@
 //! The tables are built from `regex-syntax`, the crate that gives fancy-regex its Unicode
 //! classes, by parsing the very class expressions the patterns use. So the fast splitters and
 //! the regex agree on every code point, whatever Unicode version that crate carries (16.0 at
-//! the time of writing, while Rust's `char` methods may already follow a later one).
+//! the time of writing, while Rust's `char` methods may already follow a later one). CLIP's
+//! splitter has tables of its own, from the Python `regex` module's classes that CLIP's
+//! pattern is written out with (`clip_classes.rs`).
 
 use std::sync::OnceLock;
 
@@ -21,6 +23,8 @@ pub const UPPER: u8 = 8;
 pub const LOWER: u8 = 16;
 /// `\r` or `\n`.
 pub const NEWLINE: u8 = 32;
+/// In CLIP's tables: U+0345, which CLIP's pattern leaves out of every branch.
+pub const CLIP_DROPPED: u8 = 64;
 
 /// The class expressions as the patterns write them, with the flag each one sets.
 const SOURCES: [(&str, u8); 6] = [
@@ -101,7 +105,33 @@ fn decode(b: &[u8], i: usize, b0: u8) -> (u32, usize) {
 /// all threads.
 pub fn classes() -> &'static Classes {
     static CLASSES: OnceLock<Classes> = OnceLock::new();
-    CLASSES.get_or_init(build)
+    CLASSES.get_or_init(|| {
+        build(SOURCES.iter().flat_map(|&(class, flag)| {
+            ranges(class)
+                .into_iter()
+                .map(move |(start, end)| (start as u32, end as u32, flag))
+        }))
+    })
+}
+
+/// CLIP's tables: `\s`, `\p{L}` and `\p{N}` as the Python `regex` module has them, and
+/// U+0345 (see `CLIP_DROPPED`).
+pub fn clip_classes() -> &'static Classes {
+    use super::clip_classes::{LETTER as L, NUMBER as N, SPACE as S};
+    static CLASSES: OnceLock<Classes> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let pairs = |table: &'static [u32], flag: u8| {
+            table
+                .chunks_exact(2)
+                .map(move |pair| (pair[0], pair[1], flag))
+        };
+        build(
+            pairs(S, WS)
+                .chain(pairs(L, LETTER))
+                .chain(pairs(N, NUMBER))
+                .chain([(0x345, 0x345, CLIP_DROPPED)]),
+        )
+    })
 }
 
 /// The code point ranges of one class expression, as regex-syntax reads it.
@@ -119,13 +149,13 @@ pub fn ranges(class: &str) -> Vec<(char, char)> {
     }
 }
 
-fn build() -> Classes {
+/// The tables from inclusive code point ranges, each with the flag it sets.
+fn build(ranges: impl Iterator<Item = (u32, u32, u8)>) -> Classes {
     let mut flat = vec![0u8; CODE_POINTS];
-    for (class, flag) in SOURCES {
-        for (start, end) in ranges(class) {
-            for slot in &mut flat[start as usize..=end as usize] {
-                *slot |= flag;
-            }
+    for (start, end, flag) in ranges {
+        let end = (end as usize).min(CODE_POINTS - 1);
+        for slot in flat.get_mut(start as usize..=end).unwrap_or_default() {
+            *slot |= flag;
         }
     }
     let mut ascii = [0u8; 128];

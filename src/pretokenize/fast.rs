@@ -1,5 +1,5 @@
-//! Hand-written splitters for the three fixed GPT-style patterns, giving exactly the pieces
-//! fancy-regex's `find_iter` gives for the same pattern, on every input.
+//! Hand-written splitters for the fixed GPT-style patterns (and CLIP's, in `clip.rs`),
+//! giving exactly the pieces fancy-regex's `find_iter` gives for the pattern, on any input.
 //!
 //! Each pattern is an alternation tried at the end of the previous piece. Every character
 //! starts a match of some alternative (letters, numbers, "other" and whitespace each have
@@ -13,7 +13,7 @@
 //! the splitting loop; the callback is generic (no allocation per piece). Why, with the
 //! figures: see docs/performance.md#pre-tokenization.
 
-use super::classes::{classes, Classes, LETTER, LOWER, NEWLINE, NUMBER, UPPER, WS};
+use super::classes::{classes, Classes, CLIP_DROPPED, LETTER, LOWER, NEWLINE, NUMBER, UPPER, WS};
 use super::PieceSink;
 use crate::error::{Error, Result};
 
@@ -637,6 +637,10 @@ fn contraction(b: &[u8], i: usize, fold: bool) -> usize {
         _ => 0,
     }
 }
+
+#[path = "clip.rs"]
+mod clip;
+pub use clip::send_clip_pieces;
 
 #[cfg(test)]
 #[path = "fast_tests.rs"]

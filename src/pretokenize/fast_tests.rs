@@ -193,4 +193,11 @@ fn pieces_cover_the_text_without_panicking_on_any_byte_position() {
             let _ = scan.cl100k_rules(i, false);
         }
     }
+    let clip = Scan {
+        c: crate::pretokenize::classes::clip_classes(),
+        b: t.as_bytes(),
+    };
+    for i in 0..=t.len() + 2 {
+        let _ = clip.clip(i);
+    }
 }

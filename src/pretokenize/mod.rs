@@ -5,7 +5,8 @@
 //! separate words and are dropped). `Regex` keeps every match and drops nothing between
 //! matches only if the pattern covers all text, as the GPT-style patterns do. `Fast` is a
 //! hand-written splitter for one of the fixed gpt2/cl100k/o200k/llama3 patterns, giving the same
-//! pieces as `Regex` on that pattern 15 to 40 times faster (see `fast.rs`).
+//! pieces as `Regex` on that pattern 15 to 40 times faster (see `fast.rs`); `Clip` is one
+//! for CLIP's pattern (`clip.rs`).
 //!
 //! Unicode versions: `\p{L}`, `\p{N}` and `\s` follow `regex-syntax`'s tables (Unicode
 //! 16.0), as tiktoken's Rust regex does, except in the `clip` pattern, which follows the
@@ -20,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-pub use fast::{FastPattern, CL100K, GPT2, LLAMA3, O200K};
+pub use fast::{send_clip_pieces, FastPattern, CL100K, GPT2, LLAMA3, O200K};
 
 /// What receives the pieces of a text. Any `FnMut(&str)` is one.
 pub trait PieceSink<'t> {
@@ -67,6 +68,8 @@ pub enum PreTokenizer {
     Whitespace,
     Regex(Regex),
     Fast(FastPattern),
+    /// CLIP's pattern (`CLIP`), by hand: the pieces of `Regex` on it with its classes.
+    Clip,
     /// SentencePiece text (spaces already written as `▁`): with `cut`, a piece ends before
     /// each `▁` that follows another character, where no vocabulary entry can cross (the
     /// model is checked for that when built); without, the whole text is one piece.
@@ -80,7 +83,8 @@ impl PreTokenizer {
     /// the fixed patterns, fancy-regex otherwise.
     pub fn regex(pattern: &str) -> Result<Self> {
         if pattern == CLIP {
-            return Self::regex_only(&clip_with_its_classes());
+            classes::clip_classes();
+            return Ok(PreTokenizer::Clip);
         }
         match FastPattern::from_regex(pattern) {
             Some(fast) => {
@@ -93,8 +97,16 @@ impl PreTokenizer {
     }
 
     /// Always fancy-regex, even for the fixed patterns: the reference that the fast
-    /// splitters are tested and benchmarked against.
+    /// splitters are tested and benchmarked against. CLIP's pattern is compiled with its
+    /// classes written out.
     pub fn regex_only(pattern: &str) -> Result<Self> {
+        if pattern == CLIP {
+            return Self::compile(&clip_with_its_classes());
+        }
+        Self::compile(pattern)
+    }
+
+    fn compile(pattern: &str) -> Result<Self> {
         Regex::new(pattern)
             .map(PreTokenizer::Regex)
             .map_err(|e| Error::invalid(format!("invalid pre-tokenizer regex {pattern:?}: {e}")))
@@ -129,6 +141,7 @@ impl PreTokenizer {
                 Ok(())
             }
             PreTokenizer::Fast(fast) => fast.send_pieces(text, sink),
+            PreTokenizer::Clip => send_clip_pieces(text, sink),
             PreTokenizer::Metaspace { cut } => {
                 if !text.is_empty() {
                     if *cut {
@@ -167,7 +180,7 @@ impl PreTokenizer {
         }
         let fixed = match self {
             PreTokenizer::Metaspace { .. } => return None,
-            PreTokenizer::Whitespace => None,
+            PreTokenizer::Whitespace | PreTokenizer::Clip => None,
             PreTokenizer::Regex(re) => FastPattern::from_regex(re.as_str()),
             PreTokenizer::Fast(fast) => Some(*fast),
         };
@@ -224,12 +237,12 @@ pub fn first_difference(a: &PreTokenizer, b: &PreTokenizer, text: &str) -> Resul
 /// the first (text index, piece index) where they split differently, `None` when they agree
 /// everywhere. For the differential tests over whole corpora.
 pub fn check_fast_against_regex(pattern: &str, texts: &[&str]) -> Result<Option<(usize, usize)>> {
-    let Some(fast) = FastPattern::from_regex(pattern) else {
+    let fast = PreTokenizer::regex(pattern)?;
+    if !matches!(fast, PreTokenizer::Fast(_) | PreTokenizer::Clip) {
         return Err(Error::invalid(
-            "this pattern has no fast splitter; expected one of the fixed gpt2/cl100k/o200k patterns",
+            "this pattern has no fast splitter; expected one of the fixed gpt2/cl100k/o200k/llama3/clip patterns",
         ));
-    };
-    let fast = PreTokenizer::Fast(fast);
+    }
     let regex = PreTokenizer::regex_only(pattern)?;
     let found: Vec<Result<Option<(usize, usize)>>> = texts
         .par_iter()
@@ -281,6 +294,8 @@ mod tests {
             pres.push(PreTokenizer::Fast(fast));
             pres.push(PreTokenizer::regex_only(fast.regex()).unwrap());
         }
+        pres.push(PreTokenizer::Clip);
+        pres.push(PreTokenizer::regex_only(CLIP).unwrap());
         for pre in &pres {
             let whole = pieces(pre, text);
             let mut cuts = 0;
@@ -338,5 +353,47 @@ mod clip_tests {
         pre.for_each_piece("a\u{558}b 1\u{11DE0} x'sy", |p| pieces.push(p))
             .unwrap();
         assert_eq!(pieces, ["a\u{558}b", "1", "\u{11DE0}", "x", "'s", "y"]);
+    }
+
+    #[test]
+    fn clip_by_hand_gives_the_regex_pieces() {
+        let fast = PreTokenizer::regex(CLIP).unwrap();
+        assert!(matches!(fast, PreTokenizer::Clip));
+        let regex = PreTokenizer::regex_only(CLIP).unwrap();
+        let texts = [
+            "<|startoftext|>a photo of a cat<|endoftext|>",
+            "<|\u{17f}tartoftext|> <|STARTOFTEXT|> <|endoftext|x <| |> <<|endoftext|>>",
+            "!<|endoftext|> x<|endoftext|>y 1<|endoftext|>",
+            "it's we'll they've i'm you're he'd 'ſ 's 'S 'T ''s '' 'x 'l 'r 've",
+            "a\u{345}b \u{345}\u{345} é\u{301} \u{301}a ǅx ʰa 々 12345 ½ Ⅻ ٣٤٥",
+            "  \t\n\r\u{b}\u{c}\u{1c}\u{1f}\u{85}\u{a0}\u{2028}\u{3000}x  ",
+            "a--b...c!!!? (hello) [world] #tag @user 😀😀 a😀 👍🏽 🇫🇷 한국어 中文",
+            "",
+            " ",
+            "\u{345}",
+        ];
+        for text in texts {
+            assert_eq!(
+                first_difference(&fast, &regex, text).unwrap(),
+                None,
+                "{text:?}: {:?} vs {:?}",
+                fast.pieces(text),
+                regex.pieces(text)
+            );
+        }
+        assert_eq!(
+            fast.pieces("<|startoftext|>don't 42 x\u{345}y<|endoftext|>")
+                .unwrap(),
+            [
+                "<|startoftext|>",
+                "don",
+                "'t",
+                "4",
+                "2",
+                "x",
+                "y",
+                "<|endoftext|>"
+            ]
+        );
     }
 }
