@@ -159,3 +159,74 @@ def test_code_points_assigned_in_newer_unicode_match_clip(ours, clip_tokenizer):
 @given(text=st.text(st.characters(codec=None), max_size=40))
 def test_any_code_points_match_clip(ours, clip_tokenizer, text):
     assert ours.encode(text) == clip_tokenizer.encode(text)
+
+
+# --- CLIP's cleaning without ftfy on plain text ------------------------------------------
+# `clean_text` skips `ftfy.fix_text` on plain text (ASCII, no `&`, no control character but
+# tab and line feed), where ftfy changes nothing. These check that claim against ftfy itself.
+
+
+def _cleaned_with_ftfy(text: str) -> str:
+    """CLIP's `basic_clean` then `whitespace_clean` and lower case, always calling ftfy."""
+    import html
+
+    import ftfy
+
+    from subword.formats.clip import _WHITESPACE
+
+    text = html.unescape(html.unescape(ftfy.fix_text(text))).strip()
+    return _WHITESPACE.sub(" ", text).strip().lower()
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPORA)
+def test_ftfy_leaves_plain_text_alone_on_every_line(name):
+    import ftfy
+
+    from subword.formats.clip import is_plain
+
+    lines = corpus_lines(name)
+    plain = [line for line in lines if is_plain(line)]
+    for line in plain:
+        assert ftfy.fix_text(line) == line, line
+    whole = "".join(plain)
+    assert is_plain(whole) and ftfy.fix_text(whole) == whole
+
+
+# Printable ASCII with the characters ftfy acts on among them, so that both sides of the
+# check are generated: `&` (entities), `\r`, `\x0b`, NUL, ESC (terminal escapes), DEL.
+_PLAIN_AND_NOT = st.lists(
+    st.sampled_from(
+        [chr(c) for c in range(0x20, 0x7F)]
+        + ["\t", "\n", "&amp;", "&lt;", "&#39;", "\r", "\r\n", "\x0b", "\x00", "\x1b[31m", "\x7f"]
+        + ["é", "Ã©", "\u2019", "\ufb01", "\uff21", "\x85", "\u2028"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_PLAIN_AND_NOT)
+def test_plain_text_is_what_ftfy_leaves_alone(text):
+    import ftfy
+
+    from subword.formats.clip import clean_text, is_plain
+
+    if is_plain(text):
+        assert ftfy.fix_text(text) == text
+    assert clean_text(text) == _cleaned_with_ftfy(text)
+
+
+def test_ftfy_is_called_exactly_when_the_text_is_not_plain(monkeypatch):
+    import ftfy
+
+    from subword.formats.clip import clean_text
+
+    calls = []
+    real = ftfy.fix_text
+    monkeypatch.setattr(ftfy, "fix_text", lambda text, *a, **k: calls.append(text) or real(text))
+    assert clean_text("  A Photo\tof a CAT\n") == "a photo of a cat"
+    assert calls == []
+    for text in ["fish &amp; chips", "caf\u00e9", "a\rb", "bell\x07"]:
+        clean_text(text)
+    assert calls == ["fish &amp; chips", "caf\u00e9", "a\rb", "bell\x07"]

@@ -146,6 +146,21 @@ def _build_vocab(path: PathLike, merges: list[tuple[str, str]]) -> dict[str, int
     return vocab
 
 
+# A character outside printable ASCII, tab and line feed, or an `&`. Text with none of these
+# is text ftfy (6.x) returns as it is: each of its fixes needs an HTML entity (`&`), a
+# control character, a `\r`, or a character outside ASCII (mojibake, C1 controls, ligatures,
+# widths, curly quotes, line separators, surrogates; NFC leaves ASCII alone). Skipping the
+# call there saves most of the cleaning's time (docs/performance.md#clip-cleaning); tests
+# check the claim against ftfy on every corpus line and on generated text.
+_NOT_PLAIN = re.compile(r"[^\t\n\x20-\x25\x27-\x7e]")
+
+
+def is_plain(text: str) -> bool:
+    """Whether `text` is ASCII with no `&` and no control character but tab and line feed,
+    which `ftfy.fix_text` leaves unchanged."""
+    return text.isascii() and _NOT_PLAIN.search(text) is None
+
+
 def clean_text(text: str) -> str:
     """CLIP's text cleaning, as its tokenizer applies it before splitting: ftfy.fix_text,
     HTML-unescape twice, strip, collapse whitespace runs to one space, lower-case."""
@@ -155,5 +170,6 @@ def clean_text(text: str) -> str:
         raise MissingDependencyError(
             "CLIP's text cleaning needs ftfy: pip install ftfy (or pip install 'subword[clip]')"
         ) from None
-    text = html.unescape(html.unescape(ftfy.fix_text(text))).strip()
-    return _WHITESPACE.sub(" ", text).strip().lower()
+    if not is_plain(text):
+        text = html.unescape(html.unescape(ftfy.fix_text(text)))
+    return _WHITESPACE.sub(" ", text.strip()).strip().lower()
