@@ -170,6 +170,9 @@ def clean_text(text: str) -> str:
         raise MissingDependencyError(
             "CLIP's text cleaning needs ftfy: pip install ftfy (or pip install 'subword[clip]')"
         ) from None
-    if not is_plain(text):
-        text = html.unescape(html.unescape(ftfy.fix_text(text)))
-    return _WHITESPACE.sub(" ", text.strip()).strip().lower()
+    if is_plain(text):
+        # Its only whitespace is tab, line feed and space, which `split` takes as the regex
+        # does (a third of the time of a short text went to the regex).
+        return " ".join(text.split()).lower()
+    text = html.unescape(html.unescape(ftfy.fix_text(text))).strip()
+    return _WHITESPACE.sub(" ", text).strip().lower()
