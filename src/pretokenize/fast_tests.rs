@@ -1,6 +1,7 @@
 //! The fast splitters against fancy-regex on hand-picked texts.
 
 use super::super::classes::ranges;
+use super::super::{PreTokenizer, CLIP};
 use super::*;
 use fancy_regex::Regex;
 
@@ -10,9 +11,21 @@ fn fast(p: FastPattern, text: &str) -> Vec<&str> {
     out
 }
 
+/// Each pattern's regex, compiled once for all the tests.
+fn compiled(p: FastPattern) -> &'static Regex {
+    static ALL: std::sync::OnceLock<Vec<Regex>> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        FastPattern::ALL
+            .iter()
+            .map(|p| Regex::new(p.regex()).unwrap())
+            .collect()
+    });
+    &all[FastPattern::ALL.iter().position(|&q| q == p).unwrap()]
+}
+
 fn slow(p: FastPattern, text: &str) -> Vec<String> {
-    let re = Regex::new(p.regex()).unwrap();
-    re.find_iter(text)
+    compiled(p)
+        .find_iter(text)
         .map(|m| m.unwrap().as_str().to_string())
         .collect()
 }
@@ -199,5 +212,30 @@ fn pieces_cover_the_text_without_panicking_on_any_byte_position() {
     };
     for i in 0..=t.len() + 2 {
         let _ = clip.clip(i);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any text, with the characters where the patterns' branches meet made likely. In a
+    /// debug build the splitting loop also asserts that each piece ends on a character
+    /// boundary.
+    #[test]
+    fn any_text_splits_as_the_regex_does(
+        chars in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::prelude::any::<char>(),
+                proptest::sample::select(vec![' ', '\'', 's', 'S', '\n', '\r', 'a', 'Z', '1', '!', '\u{17f}', '\u{301}', '\u{345}', 'é', '한', '<', '|']),
+            ],
+            0..40,
+        )
+    ) {
+        let text: String = chars.into_iter().collect();
+        check(&text);
+        static CLIP_REGEX: std::sync::OnceLock<PreTokenizer> = std::sync::OnceLock::new();
+        let regex = CLIP_REGEX.get_or_init(|| PreTokenizer::regex_only(CLIP).unwrap());
+        let clip = PreTokenizer::Clip.pieces(&text).unwrap();
+        proptest::prop_assert_eq!(clip, regex.pieces(&text).unwrap());
     }
 }
