@@ -1,5 +1,6 @@
 //! `_core._testing`: hooks for the tests and benchmarks only (the hand-written
-//! pre-tokenizers against fancy-regex, how lists of ids are filled). Not part of the library's interface.
+//! pre-tokenizers against fancy-regex, how lists of ids are filled). Not part of the
+//! library's interface.
 
 use pyo3::prelude::*;
 
