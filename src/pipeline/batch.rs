@@ -135,7 +135,7 @@ impl Tokenizer {
                 return false;
             }
             // The text ends once every piece found so far is looked up.
-            let end = encoder.seen - 1;
+            let end = encoder.found();
             encoder.ends.text_ends_at(end, encoder.out.len);
         }
         encoder.finish().is_ok()

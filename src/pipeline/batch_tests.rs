@@ -365,3 +365,20 @@ fn a_closed_batch_lets_every_thread_go_with_the_runs_it_has() {
     assert_eq!(offsets.len(), 11);
     assert_eq!(flat, t.encode(&" ab".repeat(10), None).unwrap());
 }
+
+#[test]
+fn a_text_that_fails_names_its_first_failure_in_both_lookup_modes() {
+    // After an error the encoder skips the pieces left (the direct path is then never
+    // taken); the error is the first one's, and the next call encodes normally.
+    let t = classic(Unknown::Error);
+    let text = "low x lower newest y widest";
+    let fine = "low lower newest widest";
+    let want = classic(Unknown::Error).encode(fine, None).unwrap();
+    let small = t.encode(text, None).unwrap_err();
+    assert!(small.message.contains("'x'"), "{}", small.message);
+    assert_eq!(t.encode(fine, None).unwrap(), want);
+    grow_past_direct_lookups(&t);
+    let large = t.encode(text, None).unwrap_err();
+    assert_eq!(large.message, small.message);
+    assert_eq!(t.encode(fine, None).unwrap(), want);
+}

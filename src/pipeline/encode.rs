@@ -195,9 +195,12 @@ pub(super) struct PieceEncoder<'a, 't, E: Ends> {
     queue: [(&'t str, u64); AHEAD],
     /// Pieces queued since the queue was last empty.
     queued: usize,
-    /// Pieces found so far, plus one: the mode is chosen again each `RECHECK` pieces.
-    pub(super) seen: usize,
-    /// Looking up each piece as it is found, with no queue.
+    /// Pieces found before the last choice of mode, and pieces left until the next: the
+    /// mode is chosen again each `RECHECK` pieces (a count down costs the loop one
+    /// instruction where a count and a remainder cost five).
+    checked: usize,
+    left: usize,
+    /// Looking up each piece as it is found, with no queue; never after an error.
     direct: bool,
     /// The first error; later pieces are skipped.
     failure: Option<Error>,
@@ -236,7 +239,8 @@ impl<'a, 't, E: Ends> PieceEncoder<'a, 't, E> {
             queued: 0,
             // The mode is chosen here, not at the first piece: a batch of short texts
             // would otherwise pay a call per text for it.
-            seen: 1,
+            checked: 0,
+            left: RECHECK,
             direct,
             failure: None,
             ends,
@@ -248,10 +252,10 @@ impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
     #[inline(always)]
     fn piece(&mut self, piece: &'t str) {
         let start = piece.as_ptr() as usize - self.text.as_ptr() as usize;
-        if self.seen.is_multiple_of(RECHECK) {
+        self.left -= 1;
+        if self.left == 0 {
             self.choose_mode();
         }
-        self.seen += 1;
         if self.direct {
             // Short pieces (most of them) take their own path, decided once per piece.
             match cache::short_key_in(self.text.as_bytes(), start, piece.len()) {
@@ -288,9 +292,6 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// of ids costs no branch.
     #[inline(always)]
     fn lookup_short(&mut self, piece: &str, key: u64) {
-        if self.failure.is_some() {
-            return;
-        }
         match self.cache.find_short(key) {
             Some(found) => {
                 let (ids, n) = found.inline();
@@ -306,9 +307,6 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
 
     #[inline(always)]
     fn lookup(&mut self, piece: &str, key: u64) {
-        if self.failure.is_some() {
-            return;
-        }
         match self.cache.find(key, piece.as_bytes()) {
             Some(&[id]) => self.out.push(id),
             Some(ids) => self.out.extend(ids),
@@ -326,6 +324,8 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
         self.out.reload();
         if let Err(err) = result {
             self.failure = Some(err);
+            // Later pieces are skipped, which only the queue's path checks for.
+            self.direct = false;
         }
     }
 
@@ -333,7 +333,9 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// table is large, the queue's lookups are most of the pieces.
     #[inline(always)]
     fn lookup_queued(&mut self, piece: &str, key: u64) {
-        if cache::is_short_key(key) {
+        if self.failure.is_some() {
+            // After an error the pieces are skipped (the direct path is never taken then).
+        } else if cache::is_short_key(key) {
             self.lookup_short(piece, key);
         } else {
             self.lookup(piece, key);
@@ -353,11 +355,18 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// Direct lookups while the cache's table stays near the core; the queue beyond.
     #[inline(never)]
     fn choose_mode(&mut self) {
-        let direct = self.cache.is_small();
+        self.checked += RECHECK;
+        self.left = RECHECK;
+        let direct = self.cache.is_small() && self.failure.is_none();
         if direct {
             self.drain();
         }
         self.direct = direct;
+    }
+
+    /// How many pieces were found so far.
+    pub(super) fn found(&self) -> usize {
+        self.checked + (RECHECK - self.left)
     }
 
     /// Looks up the pieces still waiting; the first error, if any.
@@ -379,18 +388,28 @@ pub(super) struct IdWriter<'a> {
     /// Ids written.
     pub(super) len: usize,
     cap: usize,
+    /// `cap + 1 - INLINE_IDS` (0 below): while `len < inline_end`, a short piece's ids fit
+    /// whole (one comparison a piece instead of a subtraction and a comparison).
+    inline_end: usize,
 }
 
 impl<'a> IdWriter<'a> {
     fn new(vec: &'a mut Vec<u32>) -> Self {
         let (ptr, len, cap) = (vec.as_mut_ptr(), vec.len(), vec.capacity());
-        IdWriter { vec, ptr, len, cap }
+        let inline_end = inline_end(cap);
+        IdWriter {
+            vec,
+            ptr,
+            len,
+            cap,
+            inline_end,
+        }
     }
 
     /// Appends the first `n` of `ids` (`n <= INLINE_IDS`), writing all of them.
     #[inline(always)]
     fn push_inline(&mut self, ids: &[u32; INLINE_IDS], n: usize) {
-        if self.cap - self.len < INLINE_IDS {
+        if self.len >= self.inline_end {
             self.grow(INLINE_IDS);
         }
         // SAFETY: `len + INLINE_IDS <= cap`, the capacity of the allocation at `ptr`,
@@ -424,6 +443,7 @@ impl<'a> IdWriter<'a> {
     #[inline(always)]
     fn grow(&mut self, more: usize) {
         (self.ptr, self.cap) = reserve(self.vec, self.len, more);
+        self.inline_end = inline_end(self.cap);
     }
 
     /// The `Vec`, its length up to date, for code that appends to it; `reload` after.
@@ -437,7 +457,14 @@ impl<'a> IdWriter<'a> {
     fn reload(&mut self) {
         (self.ptr, self.len, self.cap) =
             (self.vec.as_mut_ptr(), self.vec.len(), self.vec.capacity());
+        self.inline_end = inline_end(self.cap);
     }
+}
+
+/// `IdWriter::inline_end` for a capacity.
+#[inline(always)]
+fn inline_end(cap: usize) -> usize {
+    (cap + 1).saturating_sub(INLINE_IDS)
 }
 
 /// `IdWriter::grow`: the `Vec`'s length set to `len` (ids written so far), then room for
