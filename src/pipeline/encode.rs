@@ -252,6 +252,11 @@ impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
     #[inline(always)]
     fn piece(&mut self, piece: &'t str) {
         let start = piece.as_ptr() as usize - self.text.as_ptr() as usize;
+        self.piece_at(piece, start);
+    }
+
+    #[inline(always)]
+    fn piece_at(&mut self, piece: &'t str, start: usize) {
         self.left -= 1;
         if self.left == 0 {
             self.choose_mode();

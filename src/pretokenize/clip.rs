@@ -34,7 +34,7 @@ pub fn send_clip_pieces<'t>(text: &'t str, sink: &mut impl PieceSink<'t>) -> Res
             // (`next` is checked as the next `p`.)
             Some(piece) if next > p => {
                 if end > p {
-                    sink.piece(piece);
+                    sink.piece_at(piece, p);
                 }
             }
             _ => {

@@ -217,7 +217,7 @@ impl Scan<'_> {
             // ASCII bytes or whole UTF-8 sequences (tests: against the regex on every corpus
             // and arbitrary text; the assertion in debug builds). Checking them again cost
             // 5% of the instructions (docs/performance.md#where-a-pieces-time-goes-cachegrind).
-            sink.piece(unsafe { text.get_unchecked(p..e) });
+            sink.piece_at(unsafe { text.get_unchecked(p..e) }, p);
             p = e;
         }
         Ok(())

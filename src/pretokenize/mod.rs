@@ -26,6 +26,13 @@ pub use fast::{send_clip_pieces, FastPattern, CL100K, GPT2, LLAMA3, O200K};
 /// What receives the pieces of a text. Any `FnMut(&str)` is one.
 pub trait PieceSink<'t> {
     fn piece(&mut self, piece: &'t str);
+
+    /// `piece`, told also where the piece starts in the text being split (the hand-written
+    /// splitters know it; a sink that needs it then need not work it out).
+    #[inline(always)]
+    fn piece_at(&mut self, piece: &'t str, _start: usize) {
+        self.piece(piece)
+    }
 }
 
 impl<'t, F: FnMut(&'t str)> PieceSink<'t> for F {
