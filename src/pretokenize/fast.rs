@@ -294,16 +294,22 @@ impl Scan<'_> {
         is: impl Fn(u8) -> bool,
     ) -> usize {
         loop {
+            // It stops at the end, at an ASCII byte not in the class, or at a non-ASCII one:
+            // only the last needs a look (most runs end at a space or punctuation).
             i = self.ascii_run(i, &mask, &is);
-            // Back to the 8-byte steps at the next ASCII byte, if it is in the class.
-            while self.b.get(i).is_some_and(|c| !c.is_ascii()) {
-                match self.at(i) {
-                    Some((f, n)) if f & flag != 0 => i += n,
+            if self.b.get(i).is_none_or(u8::is_ascii) {
+                return i;
+            }
+            // Non-ASCII members one by one, back to the 8-byte steps at an ASCII member.
+            loop {
+                match self.b.get(i) {
+                    Some(c) if !c.is_ascii() => match self.at(i) {
+                        Some((f, n)) if f & flag != 0 => i += n,
+                        _ => return i,
+                    },
+                    Some(&c) if is(c) => break,
                     _ => return i,
                 }
-            }
-            if !self.b.get(i).is_some_and(|&c| is(c)) {
-                return i;
             }
         }
     }

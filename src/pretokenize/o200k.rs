@@ -2,7 +2,10 @@
 //! lower-case letters, or capitals only), so its word branch differs from cl100k's; the
 //! rest (numbers by three, punctuation, whitespace) follows the same rules.
 
-use super::{ascii_uppercase, contraction, is_other, is_word_prefix, Scan, LOWER, NUMBER};
+use super::{
+    ascii_lowercase, ascii_uppercase, contraction, is_other, is_word_prefix, Scan, HIGH, LOWER,
+    NUMBER,
+};
 use crate::pretokenize::classes::UPPER;
 
 impl Scan<'_> {
@@ -99,6 +102,27 @@ impl Scan<'_> {
     /// follows, which the general path must classify.
     #[inline(always)]
     fn o200k_ascii_word(&self, s: usize) -> Option<usize> {
+        if let Some(word) = self
+            .b
+            .get(s..s + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            // Most words end within 8 bytes: both runs found from one load, no loop.
+            let x = u64::from_le_bytes(word);
+            let uppers = (!ascii_uppercase(x) & HIGH).trailing_zeros() / 8;
+            if uppers < 8 {
+                let stop = !ascii_lowercase(x) & HIGH & (HIGH << (8 * uppers));
+                let end = if stop != 0 {
+                    s + (stop.trailing_zeros() / 8) as usize
+                } else {
+                    self.lowers(s + 8)
+                };
+                if self.b.get(end).is_some_and(|c| !c.is_ascii()) {
+                    return None;
+                }
+                return Some(end + contraction(self.b, end, true));
+            }
+        }
         let upper_end = if self.b.get(s).is_some_and(u8::is_ascii_lowercase) {
             s // the usual case, not worth an 8-byte test
         } else {
