@@ -23,11 +23,6 @@ if [ -z "${BENCH_SKIP_BUILD:-}" ]; then
     # says which (BENCH_PGO=0 asks for the plain build).
     echo "benchmarks: building subword from $(pwd) (release)" >&2
     "$PY" -m pip install --quiet "maturin>=1.5,<2"
-    # The merge tool must match rustc's LLVM, which moves with each Rust release: rustup's
-    # llvm-tools does (best effort; without it the plain build below is used).
-    if [ "${BENCH_PGO:-1}" != 0 ] && command -v rustup >/dev/null; then
-        rustup component add llvm-tools >/dev/null 2>&1 || true
-    fi
     if [ "${BENCH_PGO:-1}" != 0 ] \
         && PYTHON="$PY" bash scripts/build_wheel_pgo.sh target/wheels-bench; then
         "$PY" -m pip install --quiet --force-reinstall --no-deps target/wheels-bench/subword-*.whl

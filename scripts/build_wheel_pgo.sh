@@ -7,9 +7,9 @@
 #   4. the wheel is built again, optimized with them (rustc -Cprofile-use).
 # Usage: PYTHON=benchmarks/.venv/bin/python bash scripts/build_wheel_pgo.sh OUTDIR
 # PYTHON needs maturin, NumPy and the rank files of benchmarks/requirements.txt.
-# LLVM_PROFDATA names the merge tool; otherwise rustup's llvm-tools, then the newest
-# llvm-profdata-N on PATH, then llvm-profdata. Exits with 3 when there is none, so a caller
-# can fall back to a plain build.
+# LLVM_PROFDATA names the merge tool; otherwise rustup's llvm-tools (added if missing),
+# then the newest llvm-profdata-N on PATH, then llvm-profdata. Exits with 3 when there is
+# none, so a caller can fall back to a plain build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec < <(:)
@@ -26,6 +26,11 @@ find_profdata() {
     sysroot=$(rustc --print sysroot)
     host=$(rustc -vV | sed -n 's/^host: //p')
     tool="$sysroot/lib/rustlib/$host/bin/llvm-profdata"
+    # rustup's llvm-tools matches rustc's LLVM, which moves with each Rust release; a
+    # system LLVM often does not (best effort: without rustup the search goes on).
+    if [ ! -x "$tool" ] && command -v rustup >/dev/null; then
+        rustup component add llvm-tools >/dev/null 2>&1 || true
+    fi
     if [ -x "$tool" ]; then
         echo "$tool"
         return
