@@ -47,6 +47,10 @@ class Config:
     encode_bytes: int | None = None
     repeats: int = 5
     budget: float = 10.0  # seconds of timed calls after which repeats stop (min one call)
+    # A short call goes on past `repeats` until its timed calls add up to short_seconds, at
+    # most short_most calls: a call of under a millisecond varies by 2x on a shared machine.
+    short_seconds: float = 0.5
+    short_most: int = 50
     call_timeout: float = 600.0  # seconds one measurement may take before it is abandoned
     # Cold start: import + load in fresh processes (median of cold_repeats), then the first
     # call on new text against warm calls on fresh texts of the same size.
@@ -89,6 +93,8 @@ def quick() -> Config:
         encode_bytes=1 * MB,
         repeats=3,
         budget=2.0,
+        short_seconds=0.2,
+        short_most=20,
         call_timeout=120.0,
         train_sizes=(8000,),
         train_bytes=2 * MB,

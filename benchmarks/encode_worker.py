@@ -216,7 +216,7 @@ def run_encode(job: dict, record: Callable[..., None]) -> None:
             loaded_path = task["path"]
         text, lines, whole_bytes, lines_bytes = data
         key = f"{vocab.name}:{key}"  # the reference ids are per encoding
-        repeats = job["repeats"]
+        repeats, short = job["repeats"], tuple(job.get("short", (0.0, 0)))
         if how == "decode":
             made = _make_decode(kind, op, refs, key, text, lines)
             if made is None:
@@ -226,7 +226,7 @@ def run_encode(job: dict, record: Callable[..., None]) -> None:
         else:
             timed, warm, to_flat, shape = _make(kind, how, op, ops, text, lines)
             if job.get("cold"):
-                warm, repeats = (lambda op=op: op(COLD_WARM_TEXT)), 1
+                warm, repeats, short = (lambda op=op: op(COLD_WARM_TEXT)), 1, (0.0, 0)
 
             def check(result: Any, to_flat=to_flat, shape=shape, key=key) -> dict:
                 ids, off = to_flat(result)
@@ -239,7 +239,7 @@ def run_encode(job: dict, record: Callable[..., None]) -> None:
                 timing, checked, memory = call_with_rss(timed, warm, check)
                 extra.update(memory)
             else:
-                timing, checked = best_of(timed, warm, repeats, job["budget"], check)
+                timing, checked = best_of(timed, warm, repeats, job["budget"], check, short)
         except Exception as e:  # a failing call is a result for its cell
             msg = str(e).splitlines()[0] if str(e) else ""
             record(**base, error=f"{type(e).__name__}: {msg}"[:300])

@@ -37,6 +37,17 @@ def warmed_by_repeats(cell: dict) -> bool:
     return len(runs) > 1 and runs[0] >= 1.5 * min(runs)
 
 
+def _short_words(results: dict) -> str:
+    """How short calls were timed (results of runs before the setting existed: nothing)."""
+    cfg = results["config"]
+    if not cfg.get("short_seconds"):
+        return ""
+    return (
+        f" (a shorter call: until its timed calls add up to {cfg['short_seconds']:g} s, "
+        f"at most {cfg['short_most']} calls)"
+    )
+
+
 def _fmt_s(x: float) -> str:
     return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
@@ -139,8 +150,9 @@ def _meta_lines(results: dict) -> list[str]:
         f"{', '.join(str(x) for x in m['load_average_at_start'])}.",
         f"- Wall time of the run: {results['seconds'] / 60:.1f} min.",
         "- MB = 10^6 bytes of UTF-8 input. One-thread figures: best of up to "
-        f"{results['config']['repeats']} timed calls after a warm-up, in a process pinned to "
-        "one CPU. A figure counts only when its ids equal tiktoken's from this run.",
+        f"{results['config']['repeats']} timed calls after a warm-up{_short_words(results)}, "
+        "in a process pinned to one CPU. A figure counts only when its ids equal tiktoken's "
+        "from this run.",
         f"- Methodology and what each number means: [benchmarks/README.md]({results['readme']}).",
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + ".",

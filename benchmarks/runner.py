@@ -59,6 +59,7 @@ def run_tasks(
             "threads": 1 if pin else cfg.threads,
             "repeats": cfg.repeats,
             "budget": cfg.budget,
+            "short": [cfg.short_seconds, cfg.short_most],
             "tasks": [t.as_job() for t in pending],
         }
         records, res = run_worker(job, cfg.cache / "jobs", timeout=timeout)

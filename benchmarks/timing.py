@@ -50,17 +50,22 @@ def best_of(
     repeats: int,
     budget: float,
     check: Callable[[Any], Any] | None = None,
+    short: tuple[float, int] = (0.0, 0),
 ) -> tuple[Timing, Any]:
     """Calls `warm_up` once (untimed), then `call` up to `repeats` times, stopping early once
-    the timed calls together pass `budget` seconds (at least one timed call). The first
-    timed call's result goes to `check` (untimed) and is then dropped; returns the timings
-    and what `check` returned. The cyclic garbage collector is off during the timed calls
-    (as timeit does), so one library's garbage is not collected on another's clock."""
+    the timed calls together pass `budget` seconds (at least one timed call). A short call
+    is timed more often: `short` = (seconds, most calls) goes on past `repeats` until the
+    timed calls add up to that many seconds, so that a call of a fraction of a millisecond
+    is not judged on a few samples of a shared machine. The first timed call's result goes
+    to `check` (untimed) and is then dropped; returns the timings and what `check` returned.
+    The cyclic garbage collector is off during the timed calls (as timeit does), so one
+    library's garbage is not collected on another's clock."""
     if warm_up is not None:
         warm_up()
+    short_seconds, short_most = short
     runs: list[float] = []
     checked = None
-    for i in range(max(1, repeats)):
+    for i in range(max(1, repeats, short_most)):
         gc.collect()
         gc.disable()
         try:
@@ -72,7 +77,8 @@ def best_of(
         if i == 0 and check is not None:
             checked = check(out)
         del out
-        if sum(runs) >= budget:
+        total = sum(runs)
+        if total >= budget or (len(runs) >= repeats and total >= short_seconds):
             break
     return Timing(min(runs), runs), checked
 
