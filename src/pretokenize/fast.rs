@@ -9,8 +9,10 @@
 //! alternatives in turn, and inside one, greedy quantifiers backing off one character at a
 //! time until what follows matches. Possessive quantifiers (`++`, `?+`) never back off.
 //!
-//! Invariants that keep it fast: classifying a character is one table load; ASCII letters
-//! are scanned 8 bytes at a time; each pattern's "end of the match at p" is inlined into
+//! Invariants that keep it fast: cl100k, Llama 3 and o200k split ASCII text 64 bytes at a
+//! time where they can (`blocks.rs`: where pieces start, for the whole block, from bit masks
+//! of its classes); otherwise classifying a character is one table load, ASCII letters are
+//! scanned 8 bytes at a time, and each pattern's "end of the match at p" is inlined into
 //! the splitting loop; the callback is generic (no allocation per piece). Why, with the
 //! figures: see docs/performance.md#pre-tokenization.
 
@@ -117,6 +119,13 @@ impl FastPattern {
 /// as a value was left as a call per piece).
 trait PatternEnd {
     fn end(scan: &Scan<'_>, p: usize) -> usize;
+    /// Whether ASCII text is split 64 bytes at a time (`blocks.rs`) where it can be.
+    const BLOCKS: bool = false;
+    /// Where pieces start in the 64 bytes from `at` (see `blocks::piece_starts`).
+    #[inline(always)]
+    fn block_starts(_: &[u8], _: usize) -> Option<u64> {
+        None
+    }
 }
 
 struct Gpt2End;
@@ -132,6 +141,11 @@ impl PatternEnd for Gpt2End {
 }
 
 impl PatternEnd for Cl100kEnd {
+    const BLOCKS: bool = true;
+    #[inline(always)]
+    fn block_starts(b: &[u8], at: usize) -> Option<u64> {
+        blocks::piece_starts::<false>(b, at)
+    }
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
         scan.cl100k(p)
@@ -139,6 +153,11 @@ impl PatternEnd for Cl100kEnd {
 }
 
 impl PatternEnd for Llama3End {
+    const BLOCKS: bool = true;
+    #[inline(always)]
+    fn block_starts(b: &[u8], at: usize) -> Option<u64> {
+        blocks::piece_starts::<false>(b, at)
+    }
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
         scan.cl100k_rules(p, false)
@@ -146,6 +165,11 @@ impl PatternEnd for Llama3End {
 }
 
 impl PatternEnd for O200kEnd {
+    const BLOCKS: bool = true;
+    #[inline(always)]
+    fn block_starts(b: &[u8], at: usize) -> Option<u64> {
+        blocks::piece_starts::<true>(b, at)
+    }
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
         scan.o200k(p)
@@ -203,24 +227,71 @@ impl Scan<'_> {
     #[inline(always)]
     fn split<'t, P: PatternEnd>(&self, text: &'t str, sink: &mut impl PieceSink<'t>) -> Result<()> {
         let mut p = 0;
+        // Blocks are not tried again below this: the last one was left to the byte splitter.
+        let mut bytewise_until = 0;
         while p < self.b.len() {
-            let e = P::end(self, p);
-            // Every branch consumes at least the character at `p`: this keeps a mistake
-            // from looping or reading past the text.
-            if e <= p || e > self.b.len() {
-                return Err(Error::invalid(format!(
-                    "internal error: fast pre-tokenizer stopped at byte {p} (end {e})"
-                )));
+            if P::BLOCKS && p >= bytewise_until {
+                match P::block_starts(self.b, p) {
+                    Some(starts) => {
+                        p = self.send_block::<P>(text, p, starts, sink);
+                        continue;
+                    }
+                    // Not plain ASCII, or one piece fills the block: the next 64 bytes (and
+                    // the piece that crosses their end) piece by piece.
+                    None => bytewise_until = p + 64,
+                }
             }
-            debug_assert!(text.is_char_boundary(e));
-            // SAFETY: `p < e <= len`, both character boundaries: every branch steps by
-            // ASCII bytes or whole UTF-8 sequences (tests: against the regex on every corpus
-            // and arbitrary text; the assertion in debug builds). Checking them again cost
-            // 5% of the instructions (docs/performance.md#where-a-pieces-time-goes-cachegrind).
-            sink.piece_at(unsafe { text.get_unchecked(p..e) }, p);
-            p = e;
+            p = self.send_piece::<P>(text, p, sink)?;
         }
         Ok(())
+    }
+
+    /// Sends the piece at `p`; returns its end.
+    #[inline(always)]
+    fn send_piece<'t, P: PatternEnd>(
+        &self,
+        text: &'t str,
+        p: usize,
+        sink: &mut impl PieceSink<'t>,
+    ) -> Result<usize> {
+        let e = P::end(self, p);
+        // Every branch consumes at least the character at `p`: this keeps a mistake from
+        // looping or reading past the text.
+        if e <= p || e > self.b.len() {
+            return Err(Error::invalid(format!(
+                "internal error: fast pre-tokenizer stopped at byte {p} (end {e})"
+            )));
+        }
+        debug_assert!(text.is_char_boundary(e));
+        // SAFETY: `p < e <= len`, both character boundaries: every branch steps by ASCII
+        // bytes or whole UTF-8 sequences (tests: against the regex on every corpus and
+        // arbitrary text; the assertion in debug builds). Checking them again cost 5% of the
+        // instructions (docs/performance.md#where-a-pieces-time-goes-cachegrind).
+        sink.piece_at(unsafe { text.get_unchecked(p..e) }, p);
+        Ok(e)
+    }
+
+    /// Sends the pieces of a block from `at` whose ends `starts` gives (bit `i`: a piece
+    /// starts at `at + i`); returns the last start, where the next block begins.
+    #[inline(always)]
+    fn send_block<'t, P: PatternEnd>(
+        &self,
+        text: &'t str,
+        at: usize,
+        starts: u64,
+        sink: &mut impl PieceSink<'t>,
+    ) -> usize {
+        let (mut from, mut rest) = (at, starts & !1);
+        while rest != 0 {
+            let to = at + rest.trailing_zeros() as usize;
+            debug_assert_eq!(to, P::end(self, from), "block from {at}, piece at {from}");
+            // SAFETY: `at <= from < to < at + 64 <= len`, in a block of ASCII bytes only
+            // (`piece_starts` returns no starts otherwise), so both are character boundaries.
+            sink.piece_at(unsafe { text.get_unchecked(from..to) }, from);
+            from = to;
+            rest &= rest - 1;
+        }
+        from
     }
 
     #[inline(always)]
@@ -489,6 +560,9 @@ fn contraction(b: &[u8], i: usize, fold: bool) -> usize {
         _ => 0,
     }
 }
+
+#[path = "blocks.rs"]
+mod blocks;
 
 #[path = "o200k.rs"]
 mod o200k;

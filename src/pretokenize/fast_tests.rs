@@ -239,3 +239,47 @@ proptest::proptest! {
         proptest::prop_assert_eq!(clip, regex.pieces(&text).unwrap());
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+    /// Long, mostly ASCII texts, so that cl100k's, Llama 3's and o200k's 64-byte blocks
+    /// (`blocks.rs`) split most of them: runs of each class, contractions, cased words, digit
+    /// runs, slashes after line breaks, every kind of whitespace next to line breaks, and now
+    /// and then a non-ASCII letter. In a debug build each piece of a block is also checked
+    /// against the byte-at-a-time splitter.
+    #[test]
+    fn long_ascii_texts_split_as_the_regex_does(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                16 => proptest::sample::select(vec![
+                    " ", "  ", "the", "Word", "'s", "'T", "'ll", "'Re", "'ve", "'d", "'m", "'x",
+                    "'", "''", "don", "I", "12", "12345", "7", "(", ".", ",", "\"", "--", "!?",
+                    "\n", "\n\n", "\r\n", "\t", "\t\t", "\u{b}", "\u{c}", " \n", "\n ", "\n  ",
+                    " (", "x'", "a1b", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij", "0123456789012",
+                    "camelCase", "HTMLParser", "aB", "'s's", "/", "\n/", "*/\n/*", "//", " /",
+                ]),
+                1 => proptest::sample::select(vec!["é", "한", "\u{a0}", "\u{85}", "ſ"]),
+            ],
+            0..120,
+        )
+    ) {
+        let text: String = parts.concat();
+        check(&text);
+    }
+}
+
+/// A case the property test above found: o200k's contraction ends a word (`Word's`), and
+/// the apostrophe after it leads the next word, in a block.
+#[test]
+fn a_contraction_after_a_contraction_in_a_block() {
+    let text = format!(
+        "{}--{}theWord's's{}a1b",
+        " ".repeat(25),
+        "ABCDEFGHIJ".repeat(3),
+        "XYZabc".repeat(8)
+    );
+    assert!(text.len() > 64 + 30);
+    check(&text);
+    check(&text[20..]);
+}
