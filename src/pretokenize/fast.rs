@@ -285,8 +285,8 @@ impl Scan<'_> {
         while rest != 0 {
             let to = at + rest.trailing_zeros() as usize;
             debug_assert_eq!(to, P::end(self, from), "block from {at}, piece at {from}");
-            // SAFETY: `at <= from < to < at + 64 <= len`, in a block of ASCII bytes only
-            // (`piece_starts` returns no starts otherwise), so both are character boundaries.
+            // SAFETY: `at <= from < to < at + 64 <= len`, and `piece_starts` sets starts only
+            // before the block's first non-ASCII byte, so both are character boundaries.
             sink.piece_at(unsafe { text.get_unchecked(from..to) }, from);
             from = to;
             rest &= rest - 1;
