@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
+use super::encode::LookupChoice;
 use crate::vocab::BytesIndex;
 
 /// Pieces kept before the cache starts over (the table is then 16 MiB), and the most ids
@@ -138,6 +139,8 @@ pub struct PieceCache {
     /// Keys of pieces longer than `KEPT_AT_ONCE_BYTES` met once and not kept; empty until
     /// the first one.
     seen: Vec<u64>,
+    /// How the encoder looks pieces up while the table is large (`encode.rs`).
+    pub(super) lookups: LookupChoice,
 }
 
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
@@ -275,6 +278,7 @@ impl PieceCache {
             ids: Vec::new(),
             bytes: Vec::new(),
             seen: Vec::new(),
+            lookups: LookupChoice::FIRST,
         }
     }
 

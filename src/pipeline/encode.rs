@@ -10,6 +10,7 @@ use crate::algorithms::UnknownChar;
 use crate::error::{Error, Result};
 use crate::pretokenize::PieceSink;
 use crate::rng::SplitMix64;
+use std::time::{Duration, Instant};
 
 impl Tokenizer {
     /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
@@ -174,9 +175,73 @@ impl Tokenizer {
 }
 
 /// Pieces are looked up this many pieces after their cache slot was prefetched.
-const AHEAD: usize = 8;
+const AHEAD: usize = 16;
 /// The lookup mode is chosen again every this many pieces (the cache grows as it fills).
 const RECHECK: usize = 4096;
+/// On a large table, every this many windows of `RECHECK` pieces one window is timed with
+/// direct lookups and the next with the queue, and the faster way is kept until the next
+/// trial (a trial costs at most one window in the slower way).
+const TRIAL_EVERY: u32 = 16;
+
+/// Which way a thread looks pieces up once its cache's table is large, learnt by timing
+/// both: whether the queue pays depends on how much of the table the text keeps near the
+/// core, not on the table's size alone (docs/performance.md#lookup-modes). Kept with the
+/// thread's cache, so that the next call starts with what the last one learnt.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LookupChoice {
+    /// The queue rather than direct lookups.
+    pub(super) queue: bool,
+    /// Windows until the next trial.
+    until_trial: u32,
+}
+
+impl LookupChoice {
+    #[cfg(test)]
+    pub(super) fn until_trial(self) -> u32 {
+        self.until_trial
+    }
+
+    /// The queue until a trial says otherwise; the first window on a large table is one.
+    pub(super) const FIRST: LookupChoice = LookupChoice {
+        queue: true,
+        until_trial: 1,
+    };
+}
+
+/// A trial under way: where its window began, and the direct window's time and bytes.
+#[derive(Clone, Copy)]
+enum Trial {
+    Off,
+    Direct(Mark),
+    Queue(Mark, Duration, Option<usize>),
+}
+
+/// Where a window began: the time, the text and the place in it.
+#[derive(Clone, Copy)]
+struct Mark {
+    time: Instant,
+    text: usize,
+    at: usize,
+}
+
+impl Mark {
+    /// The time since `self`, and the bytes when the window stayed in one text (a run of
+    /// a batch may go on into other texts: then the windows' pieces are compared).
+    fn since(self, now: Mark) -> (Duration, Option<usize>) {
+        let bytes = (now.text == self.text && now.at > self.at).then(|| now.at - self.at);
+        (now.time - self.time, bytes)
+    }
+}
+
+/// Whether the queue's window was faster than the direct one: by time per byte, for
+/// text whose pieces change in length from window to window; by time alone when a
+/// window's bytes are unknown (both windows have as many pieces).
+fn queue_was_faster(direct: (Duration, Option<usize>), queue: (Duration, Option<usize>)) -> bool {
+    match (direct, queue) {
+        ((d, Some(db)), (q, Some(qb))) => q.as_nanos() * (db as u128) < d.as_nanos() * (qb as u128),
+        ((d, _), (q, _)) => q < d,
+    }
+}
 
 /// Encoding ordinary text (one text, or a batch's run of texts one after another: `E`
 /// notes where each ends), piece by piece as the pre-tokenizer finds them. While the
@@ -202,6 +267,7 @@ pub(super) struct PieceEncoder<'a, 't, E: Ends> {
     left: usize,
     /// Looking up each piece as it is found, with no queue; never after an error.
     direct: bool,
+    trial: Trial,
     /// The first error; later pieces are skipped.
     failure: Option<Error>,
     /// Where each text of a run ends in `out` (nothing for one text).
@@ -229,7 +295,7 @@ impl<'a, 't, E: Ends> PieceEncoder<'a, 't, E> {
         cache: &'a mut PieceCache,
         ends: E,
     ) -> Self {
-        let direct = cache.is_small();
+        let direct = cache.is_small() || !cache.lookups.queue;
         PieceEncoder {
             tokenizer,
             text,
@@ -242,6 +308,7 @@ impl<'a, 't, E: Ends> PieceEncoder<'a, 't, E> {
             checked: 0,
             left: RECHECK,
             direct,
+            trial: Trial::Off,
             failure: None,
             ends,
         }
@@ -259,7 +326,7 @@ impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
     fn piece_at(&mut self, piece: &'t str, start: usize) {
         self.left -= 1;
         if self.left == 0 {
-            self.choose_mode();
+            self.choose_mode(start);
         }
         if self.direct {
             // Short pieces (most of them) take their own path, decided once per piece.
@@ -357,16 +424,56 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
         self.queued = 0;
     }
 
-    /// Direct lookups while the cache's table stays near the core; the queue beyond.
+    /// Direct lookups while the cache's table is small; beyond, the way the last trial
+    /// found faster. Never direct after an error.
     #[inline(never)]
-    fn choose_mode(&mut self) {
+    fn choose_mode(&mut self, at: usize) {
         self.checked += RECHECK;
         self.left = RECHECK;
-        let direct = self.cache.is_small() && self.failure.is_none();
+        let direct = if self.failure.is_some() {
+            false
+        } else if self.cache.is_small() {
+            self.trial = Trial::Off;
+            true
+        } else {
+            !self.timed_choice(at)
+        };
         if direct {
             self.drain();
         }
         self.direct = direct;
+    }
+
+    /// Whether the next window of a large table goes through the queue: a trial's two
+    /// windows, or the faster way of the last trial.
+    fn timed_choice(&mut self, at: usize) -> bool {
+        let now = Mark {
+            time: Instant::now(),
+            text: self.text.as_ptr() as usize,
+            at,
+        };
+        let choice = &mut self.cache.lookups;
+        match self.trial {
+            Trial::Direct(start) => {
+                let (time, bytes) = start.since(now);
+                self.trial = Trial::Queue(now, time, bytes);
+                true
+            }
+            Trial::Queue(start, time, bytes) => {
+                self.trial = Trial::Off;
+                choice.queue = queue_was_faster((time, bytes), start.since(now));
+                choice.until_trial = TRIAL_EVERY;
+                choice.queue
+            }
+            Trial::Off => {
+                choice.until_trial = choice.until_trial.saturating_sub(1);
+                if choice.until_trial == 0 {
+                    self.trial = Trial::Direct(now);
+                    return false;
+                }
+                choice.queue
+            }
+        }
     }
 
     /// How many pieces were found so far.

@@ -478,6 +478,54 @@ pub(super) fn distinct_word(mut i: usize) -> String {
     }
 }
 
+/// Sets this thread's cache for `t`, whose table must be large, to look pieces up through
+/// the prefetch queue until a call long enough for a trial (the tests' texts are shorter).
+pub(super) fn take_the_queue(t: &Tokenizer) {
+    cache::PieceCache::with(t.cache_owner, |c| {
+        assert!(!c.is_small(), "the table should be past direct lookups");
+        c.lookups.queue = true;
+    });
+}
+
+#[test]
+fn a_large_table_times_both_lookup_modes_and_keeps_the_choice() {
+    // On a large table the first window of 4,096 pieces starts a trial: one window
+    // direct, one through the queue; after the third the faster way is kept, and the
+    // next trial is 16 windows away. Ids are right in every window.
+    let t = gpt2_ranked();
+    let filler: String = (0..100_000).map(distinct_word).collect();
+    t.encode(&filler, None).unwrap();
+    let text: String = (0..3 * 4096 + 100)
+        .map(|i| distinct_word(i % 5000))
+        .collect();
+    for queue in [false, true] {
+        cache::PieceCache::with(t.cache_owner, |c| {
+            assert!(!c.is_small());
+            c.lookups = super::encode::LookupChoice::FIRST;
+            c.lookups.queue = queue;
+        });
+        assert_eq!(
+            t.encode(&text, None).unwrap(),
+            uncached_ids(&t, &text, Vec::new())
+        );
+        let after = cache::PieceCache::with(t.cache_owner, |c| c.lookups);
+        assert_eq!(after.until_trial(), 16, "{after:?}");
+    }
+    // A small table is looked up directly, with no trial.
+    let t = gpt2_ranked();
+    let text: String = (0..3 * 4096 + 100).map(|i| distinct_word(i % 50)).collect();
+    t.encode("a", None).unwrap(); // the thread's cache, emptied for `t`
+    cache::PieceCache::with(t.cache_owner, |c| {
+        c.lookups = super::encode::LookupChoice::FIRST
+    });
+    assert_eq!(
+        t.encode(&text, None).unwrap(),
+        uncached_ids(&t, &text, Vec::new())
+    );
+    let after = cache::PieceCache::with(t.cache_owner, |c| c.lookups);
+    assert_eq!(after.until_trial(), 1, "{after:?}");
+}
+
 #[test]
 fn ids_stay_right_as_the_cache_grows_past_direct_lookups_and_starts_over() {
     // 300,000 distinct words in one call: the cache's table grows past the size looked up
@@ -498,8 +546,7 @@ fn the_queue_gives_the_ids_of_pieces_of_every_kind() {
     let t = gpt2_ranked();
     let filler: String = (0..100_000).map(distinct_word).collect();
     t.encode(&filler, None).unwrap();
-    let small = cache::PieceCache::with(t.cache_owner, |c| c.is_small());
-    assert!(!small, "the table should be past direct lookups");
+    take_the_queue(&t);
     let words = [
         " ab",
         "ab",
