@@ -1,6 +1,7 @@
 //! Encoding: normalize → special tokens → pre-tokenize → per piece, the cache or the
-//! algorithm → ids. Once the cache is large, pieces go through a short queue so that each
-//! one's cache slot is prefetched before it is looked up. Batches: `batch.rs`.
+//! algorithm → ids. Once the cache is large, pieces may go through a short queue so that
+//! each one's cache slot is prefetched before it is looked up, when timing says that is
+//! faster. Batches: `batch.rs`.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
 use super::cache::{self, PieceCache, INLINE_IDS};
@@ -185,8 +186,9 @@ const TRIAL_EVERY: u32 = 16;
 
 /// Which way a thread looks pieces up once its cache's table is large, learnt by timing
 /// both: whether the queue pays depends on how much of the table the text keeps near the
-/// core, not on the table's size alone (docs/performance.md#lookup-modes). Kept with the
-/// thread's cache, so that the next call starts with what the last one learnt.
+/// core, not on the table's size alone. Kept with the thread's cache, so that the next
+/// call starts with what the last one learnt. Measured:
+/// docs/performance.md#lookup-modes-chosen-by-timing-sixteen-pieces-ahead-2026-11-28.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct LookupChoice {
     /// The queue rather than direct lookups.
@@ -245,9 +247,10 @@ fn queue_was_faster(direct: (Duration, Option<usize>), queue: (Duration, Option<
 
 /// Encoding ordinary text (one text, or a batch's run of texts one after another: `E`
 /// notes where each ends), piece by piece as the pre-tokenizer finds them. While the
-/// cache's table is small, each piece is looked up as it is found; once it is large, each
-/// piece's slot is prefetched when it is found and looked up `AHEAD` pieces later, so the
-/// memory latency of lookups overlaps (why both: docs/performance.md#lookup-modes). Inlined
+/// cache's table is small, each piece is looked up as it is found; once it is large, the
+/// same, or (as `LookupChoice` has it) each piece's slot is prefetched when it is found and
+/// looked up `AHEAD` pieces later, so the memory latency of lookups overlaps (why both:
+/// docs/performance.md#lookup-modes). Inlined
 /// into the splitting loop: a cached piece costs no function call.
 pub(super) struct PieceEncoder<'a, 't, E: Ends> {
     tokenizer: &'a Tokenizer,
