@@ -178,11 +178,11 @@ impl Tokenizer {
 /// Pieces are looked up this many pieces after their cache slot was prefetched.
 const AHEAD: usize = 16;
 /// The lookup mode is chosen again every this many pieces (the cache grows as it fills).
-const RECHECK: usize = 4096;
+pub(super) const RECHECK: usize = 4096;
 /// On a large table, every this many windows of `RECHECK` pieces one window is timed with
 /// direct lookups and the next with the queue, and the faster way is kept until the next
 /// trial (a trial costs at most one window in the slower way).
-const TRIAL_EVERY: u32 = 16;
+pub(super) const TRIAL_EVERY: u32 = 16;
 
 /// Which way a thread looks pieces up once its cache's table is large, learnt by timing
 /// both: whether the queue pays depends on how much of the table the text keeps near the

@@ -489,13 +489,14 @@ pub(super) fn take_the_queue(t: &Tokenizer) {
 
 #[test]
 fn a_large_table_times_both_lookup_modes_and_keeps_the_choice() {
-    // On a large table the first window of 4,096 pieces starts a trial: one window
+    // On a large table the first window of `RECHECK` pieces starts a trial: one window
     // direct, one through the queue; after the third the faster way is kept, and the
-    // next trial is 16 windows away. Ids are right in every window.
+    // next trial is `TRIAL_EVERY` windows away. Ids are right in every window.
+    use super::encode::{RECHECK, TRIAL_EVERY};
     let t = gpt2_ranked();
     let filler: String = (0..100_000).map(distinct_word).collect();
     t.encode(&filler, None).unwrap();
-    let text: String = (0..3 * 4096 + 100)
+    let text: String = (0..3 * RECHECK + 100)
         .map(|i| distinct_word(i % 5000))
         .collect();
     for queue in [false, true] {
@@ -509,11 +510,13 @@ fn a_large_table_times_both_lookup_modes_and_keeps_the_choice() {
             uncached_ids(&t, &text, Vec::new())
         );
         let after = cache::PieceCache::with(t.cache_owner, |c| c.lookups);
-        assert_eq!(after.until_trial(), 16, "{after:?}");
+        assert_eq!(after.until_trial(), TRIAL_EVERY, "{after:?}");
     }
     // A small table is looked up directly, with no trial.
     let t = gpt2_ranked();
-    let text: String = (0..3 * 4096 + 100).map(|i| distinct_word(i % 50)).collect();
+    let text: String = (0..3 * RECHECK + 100)
+        .map(|i| distinct_word(i % 50))
+        .collect();
     t.encode("a", None).unwrap(); // the thread's cache, emptied for `t`
     cache::PieceCache::with(t.cache_owner, |c| {
         c.lookups = super::encode::LookupChoice::FIRST
