@@ -1,9 +1,9 @@
 //! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII text (cl100k and
 //! Llama 3 differ only at the end of the text, which blocks never reach). The bytes are
-//! sorted into classes by SIMD compares, one bit per byte, and where pieces start is worked
-//! out from those bits for the whole block at once: a piece then costs a bit scan instead
-//! of class lookups and a branch per alternative of the pattern
-//! (docs/performance.md#pre-tokenization).
+//! sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it), one bit
+//! per byte, and where pieces start is worked out from those bits for the whole block at
+//! once: a piece then costs a bit scan instead of class lookups and a branch per
+//! alternative of the pattern (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
@@ -41,12 +41,65 @@ pub(super) struct ClassBits {
     pub ascii: u32,
 }
 
-/// The classes of `b[at..at + 64]`, or `None` if one of its first 32 bytes is not ASCII
-/// (text that dense in other characters is left to the byte splitter whole).
+/// `class_bits` with AVX-512BW: one 64-byte load, each class one or two compares into a
+/// mask register.
+///
+/// # Safety
+/// Only on a CPU with AVX-512F and AVX-512BW (`fast::wide_blocks`): the splitting loop
+/// compiled with them (`fast::split_wide`), and a test that checks first.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn class_bits<const CASED: bool>(b: &[u8], at: usize) -> Option<ClassBits> {
+unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<ClassBits> {
     use std::arch::x86_64::*;
+    let block = b.get(at..at + 64)?;
+    // SAFETY: `block` is 64 bytes, read unaligned; the CPU has the instructions (above).
+    let mut bits = unsafe {
+        let x = _mm512_loadu_si512(block.as_ptr() as *const _);
+        let high = _mm512_movepi8_mask(x);
+        if high as u32 != 0 {
+            return None;
+        }
+        let ascii = high.trailing_zeros();
+        let set = |c: u8| _mm512_set1_epi8(c as i8);
+        let in_range = |x: __m512i, lo: u8, hi: u8| {
+            _mm512_cmple_epu8_mask(_mm512_sub_epi8(x, set(lo)), set(hi - lo))
+        };
+        let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, set(c));
+        let newlines = eq(b'\n') | eq(b'\r');
+        let space = eq(b' ');
+        let controls = in_range(x, b'\t', b'\r') & !newlines;
+        ClassBits {
+            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z'),
+            digits: in_range(x, b'0', b'9'),
+            newlines,
+            spaces: controls | space,
+            space,
+            others: 0,
+            apostrophes: eq(b'\''),
+            lower: if CASED { in_range(x, b'a', b'z') } else { 0 },
+            slash: if CASED { eq(b'/') } else { 0 },
+            ascii,
+        }
+    };
+    bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
+    Some(bits)
+}
+
+/// The classes of `b[at..at + 64]`, or `None` if one of its first 32 bytes is not ASCII
+/// (text that dense in other characters is left to the byte splitter whole). `WIDE`: with
+/// AVX-512BW (`class_bits_wide`), else SSE2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
+    b: &[u8],
+    at: usize,
+) -> Option<ClassBits> {
+    use std::arch::x86_64::*;
+    if WIDE {
+        // SAFETY: `WIDE` is true only in `fast::split_wide`, which runs on CPUs with
+        // AVX-512F and AVX-512BW, and in a test that checks for them.
+        return unsafe { class_bits_wide::<CASED>(b, at) };
+    }
     let block = b.get(at..at + 64)?;
     // SAFETY: `block` is 64 bytes, read as four unaligned 16-byte loads; SSE2, the only
     // instruction set used, is part of every x86_64 target.
@@ -101,7 +154,10 @@ pub(super) fn class_bits<const CASED: bool>(b: &[u8], at: usize) -> Option<Class
 /// No SIMD path on other targets: the byte-at-a-time splitter takes every piece.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-pub(super) fn class_bits<const CASED: bool>(_: &[u8], _: usize) -> Option<ClassBits> {
+pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
+    _: &[u8],
+    _: usize,
+) -> Option<ClassBits> {
     None
 }
 
@@ -139,9 +195,12 @@ fn below(n: u32) -> u64 {
 /// the cases above or no start but its first; also when byte `at + 64` is missing (the end
 /// of the text has rules of its own).
 #[inline(always)]
-pub(super) fn piece_starts<const O200K: bool>(b: &[u8], at: usize) -> Option<u64> {
+pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
+    b: &[u8],
+    at: usize,
+) -> Option<u64> {
     let next_byte = *b.get(at + 64)?;
-    let c = class_bits::<O200K>(b, at)?;
+    let c = class_bits::<O200K, WIDE>(b, at)?;
     let end = c.ascii;
     let after = if end == 64 && next_byte.is_ascii() {
         byte_bits(next_byte)
@@ -257,6 +316,70 @@ mod tests {
     use super::super::super::classes::{classes, LETTER, NEWLINE, NUMBER, WS};
     use super::*;
 
+    /// The classes as AVX-512BW finds them are SSE2's, for every byte below the block's
+    /// first non-ASCII one: each ASCII byte at each place, and random blocks with
+    /// non-ASCII bytes here and there. Skipped (and said) on a CPU without it.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn wide_class_bits_agree_with_sse2() {
+        if !crate::pretokenize::fast::wide_blocks() {
+            eprintln!("skipped: this CPU has no AVX-512BW");
+            return;
+        }
+        fn same(block: &[u8]) {
+            for cased in [false, true] {
+                let (wide, narrow) = if cased {
+                    (
+                        class_bits::<true, true>(block, 0),
+                        class_bits::<true, false>(block, 0),
+                    )
+                } else {
+                    (
+                        class_bits::<false, true>(block, 0),
+                        class_bits::<false, false>(block, 0),
+                    )
+                };
+                let used = |c: Option<ClassBits>| {
+                    c.map(|c| {
+                        let m = below(c.ascii);
+                        [
+                            c.letters & m,
+                            c.digits & m,
+                            c.newlines & m,
+                            c.spaces & m,
+                            c.space & m,
+                            c.others & m,
+                            c.apostrophes & m,
+                            c.lower & m,
+                            c.slash & m,
+                            c.ascii as u64,
+                        ]
+                    })
+                };
+                assert_eq!(used(wide), used(narrow), "{block:?}");
+            }
+        }
+        for x in 0u8..=255 {
+            for i in 0..64 {
+                let mut block = [b'a'; 64];
+                block[i] = x;
+                same(&block);
+            }
+        }
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for _ in 0..20_000 {
+            let mut block = [0u8; 64];
+            for b in block.iter_mut() {
+                *b = (rng.next_u64() & 0x7F) as u8;
+            }
+            if rng.next_u64().is_multiple_of(2) {
+                let at = 32 + (rng.next_u64() % 32) as usize;
+                block[at] = 0x80 | (rng.next_u64() & 0x7F) as u8;
+            }
+            same(&block);
+        }
+    }
+
     #[test]
     fn class_bits_agree_with_the_class_table_on_every_ascii_byte() {
         let table = classes();
@@ -273,7 +396,7 @@ mod tests {
                 for i in [0, 1, 15, 16, 31, 47, 63] {
                     let mut block = [b'a'; 64];
                     block[i] = x;
-                    let bits = class_bits::<true>(&block, 0).unwrap();
+                    let bits = class_bits::<true, false>(&block, 0).unwrap();
                     let at = |m: u64| m >> i & 1;
                     let got = ClassBits {
                         letters: at(bits.letters),
@@ -296,7 +419,12 @@ mod tests {
     #[test]
     fn non_ascii_and_short_blocks_are_left_to_the_byte_splitter() {
         let mut text = vec![b'a'; 65];
-        let starts = |t: &[u8]| [piece_starts::<false>(t, 0), piece_starts::<true>(t, 0)];
+        let starts = |t: &[u8]| {
+            [
+                piece_starts::<false, false>(t, 0),
+                piece_starts::<true, false>(t, 0),
+            ]
+        };
         if cfg!(target_arch = "x86_64") {
             assert_eq!(starts(&text), [None; 2]); // one piece: no start to give
             text[30] = b'.';
@@ -326,8 +454,8 @@ mod tests {
         let text = "He said: \"don't\" -- it's 12345 (or 6)\n\n  and THE EndGame's.\n\tNext  words";
         assert!(text.len() > 64);
         for (pattern, starts) in [
-            (CL100K, piece_starts::<false>(text.as_bytes(), 0)),
-            (O200K, piece_starts::<true>(text.as_bytes(), 0)),
+            (CL100K, piece_starts::<false, false>(text.as_bytes(), 0)),
+            (O200K, piece_starts::<true, false>(text.as_bytes(), 0)),
         ] {
             if cfg!(not(target_arch = "x86_64")) {
                 assert_eq!(starts, None);

@@ -104,14 +104,34 @@ impl FastPattern {
             c: classes(),
             b: text.as_bytes(),
         };
-        // One loop per pattern, so the match on the pattern is not paid per piece.
+        // One loop per pattern, so the match on the pattern is not paid per piece; the
+        // block patterns' loops once more for CPUs with AVX-512BW.
+        #[cfg(target_arch = "x86_64")]
+        if wide_blocks() {
+            // SAFETY: the CPU has AVX-512F and AVX-512BW.
+            return unsafe {
+                match self {
+                    FastPattern::Gpt2 => scan.split::<Gpt2End, false>(text, sink),
+                    FastPattern::Cl100k => scan.split_wide::<Cl100kEnd>(text, sink),
+                    FastPattern::O200k => scan.split_wide::<O200kEnd>(text, sink),
+                    FastPattern::Llama3 => scan.split_wide::<Llama3End>(text, sink),
+                }
+            };
+        }
         match self {
-            FastPattern::Gpt2 => scan.split::<Gpt2End>(text, sink),
-            FastPattern::Cl100k => scan.split::<Cl100kEnd>(text, sink),
-            FastPattern::O200k => scan.split::<O200kEnd>(text, sink),
-            FastPattern::Llama3 => scan.split::<Llama3End>(text, sink),
+            FastPattern::Gpt2 => scan.split::<Gpt2End, false>(text, sink),
+            FastPattern::Cl100k => scan.split::<Cl100kEnd, false>(text, sink),
+            FastPattern::O200k => scan.split::<O200kEnd, false>(text, sink),
+            FastPattern::Llama3 => scan.split::<Llama3End, false>(text, sink),
         }
     }
+}
+
+/// Whether the CPU has AVX-512F and AVX-512BW, for blocks classified 64 bytes at once (the
+/// two ways agree: `blocks.rs`'s tests compare them on every byte).
+#[cfg(target_arch = "x86_64")]
+pub(super) fn wide_blocks() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
 }
 
 /// "Where does the match that starts at `p` end?" for one pattern, as a type, so that the
@@ -121,9 +141,10 @@ trait PatternEnd {
     fn end(scan: &Scan<'_>, p: usize) -> usize;
     /// Whether ASCII text is split 64 bytes at a time (`blocks.rs`) where it can be.
     const BLOCKS: bool = false;
-    /// Where pieces start in the 64 bytes from `at` (see `blocks::piece_starts`).
+    /// Where pieces start in the 64 bytes from `at` (see `blocks::piece_starts`; `WIDE`:
+    /// with AVX-512BW).
     #[inline(always)]
-    fn block_starts(_: &[u8], _: usize) -> Option<u64> {
+    fn block_starts<const WIDE: bool>(_: &[u8], _: usize) -> Option<u64> {
         None
     }
 }
@@ -143,8 +164,8 @@ impl PatternEnd for Gpt2End {
 impl PatternEnd for Cl100kEnd {
     const BLOCKS: bool = true;
     #[inline(always)]
-    fn block_starts(b: &[u8], at: usize) -> Option<u64> {
-        blocks::piece_starts::<false>(b, at)
+    fn block_starts<const WIDE: bool>(b: &[u8], at: usize) -> Option<u64> {
+        blocks::piece_starts::<false, WIDE>(b, at)
     }
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
@@ -155,8 +176,8 @@ impl PatternEnd for Cl100kEnd {
 impl PatternEnd for Llama3End {
     const BLOCKS: bool = true;
     #[inline(always)]
-    fn block_starts(b: &[u8], at: usize) -> Option<u64> {
-        blocks::piece_starts::<false>(b, at)
+    fn block_starts<const WIDE: bool>(b: &[u8], at: usize) -> Option<u64> {
+        blocks::piece_starts::<false, WIDE>(b, at)
     }
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
@@ -167,8 +188,8 @@ impl PatternEnd for Llama3End {
 impl PatternEnd for O200kEnd {
     const BLOCKS: bool = true;
     #[inline(always)]
-    fn block_starts(b: &[u8], at: usize) -> Option<u64> {
-        blocks::piece_starts::<true>(b, at)
+    fn block_starts<const WIDE: bool>(b: &[u8], at: usize) -> Option<u64> {
+        blocks::piece_starts::<true, WIDE>(b, at)
     }
     #[inline(always)]
     fn end(scan: &Scan<'_>, p: usize) -> usize {
@@ -224,14 +245,32 @@ fn is_word_prefix(f: u8) -> bool {
 }
 
 impl Scan<'_> {
+    /// `split` compiled for AVX-512BW (blocks classified 64 bytes at once).
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F and AVX-512BW (`wide_blocks`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn split_wide<'t, P: PatternEnd>(
+        &self,
+        text: &'t str,
+        sink: &mut impl PieceSink<'t>,
+    ) -> Result<()> {
+        self.split::<P, true>(text, sink)
+    }
+
     #[inline(always)]
-    fn split<'t, P: PatternEnd>(&self, text: &'t str, sink: &mut impl PieceSink<'t>) -> Result<()> {
+    fn split<'t, P: PatternEnd, const WIDE: bool>(
+        &self,
+        text: &'t str,
+        sink: &mut impl PieceSink<'t>,
+    ) -> Result<()> {
         let mut p = 0;
         // Blocks are not tried again below this: the last one was left to the byte splitter.
         let mut bytewise_until = 0;
         while p < self.b.len() {
             if P::BLOCKS && p >= bytewise_until {
-                match P::block_starts(self.b, p) {
+                match P::block_starts::<WIDE>(self.b, p) {
                     Some(starts) => {
                         p = self.send_block::<P>(text, p, starts, sink);
                         continue;
