@@ -326,38 +326,31 @@ mod tests {
             eprintln!("skipped: this CPU has no AVX-512BW");
             return;
         }
+        fn same_for<const CASED: bool>(block: &[u8]) {
+            let used = |c: Option<ClassBits>| {
+                c.map(|c| {
+                    let m = below(c.ascii);
+                    [
+                        c.letters & m,
+                        c.digits & m,
+                        c.newlines & m,
+                        c.spaces & m,
+                        c.space & m,
+                        c.others & m,
+                        c.apostrophes & m,
+                        c.lower & m,
+                        c.slash & m,
+                        c.ascii as u64,
+                    ]
+                })
+            };
+            let wide = class_bits::<CASED, true>(block, 0);
+            let narrow = class_bits::<CASED, false>(block, 0);
+            assert_eq!(used(wide), used(narrow), "{block:?}");
+        }
         fn same(block: &[u8]) {
-            for cased in [false, true] {
-                let (wide, narrow) = if cased {
-                    (
-                        class_bits::<true, true>(block, 0),
-                        class_bits::<true, false>(block, 0),
-                    )
-                } else {
-                    (
-                        class_bits::<false, true>(block, 0),
-                        class_bits::<false, false>(block, 0),
-                    )
-                };
-                let used = |c: Option<ClassBits>| {
-                    c.map(|c| {
-                        let m = below(c.ascii);
-                        [
-                            c.letters & m,
-                            c.digits & m,
-                            c.newlines & m,
-                            c.spaces & m,
-                            c.space & m,
-                            c.others & m,
-                            c.apostrophes & m,
-                            c.lower & m,
-                            c.slash & m,
-                            c.ascii as u64,
-                        ]
-                    })
-                };
-                assert_eq!(used(wide), used(narrow), "{block:?}");
-            }
+            same_for::<false>(block);
+            same_for::<true>(block);
         }
         for x in 0u8..=255 {
             for i in 0..64 {

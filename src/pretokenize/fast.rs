@@ -108,15 +108,13 @@ impl FastPattern {
         // block patterns' loops once more for CPUs with AVX-512BW.
         #[cfg(target_arch = "x86_64")]
         if wide_blocks() {
-            // SAFETY: the CPU has AVX-512F and AVX-512BW.
-            return unsafe {
-                match self {
-                    FastPattern::Gpt2 => scan.split::<Gpt2End, false>(text, sink),
-                    FastPattern::Cl100k => scan.split_wide::<Cl100kEnd>(text, sink),
-                    FastPattern::O200k => scan.split_wide::<O200kEnd>(text, sink),
-                    FastPattern::Llama3 => scan.split_wide::<Llama3End>(text, sink),
-                }
-            };
+            // SAFETY (each call): the CPU has AVX-512F and AVX-512BW.
+            match self {
+                FastPattern::Cl100k => return unsafe { scan.split_wide::<Cl100kEnd>(text, sink) },
+                FastPattern::O200k => return unsafe { scan.split_wide::<O200kEnd>(text, sink) },
+                FastPattern::Llama3 => return unsafe { scan.split_wide::<Llama3End>(text, sink) },
+                FastPattern::Gpt2 => {}
+            }
         }
         match self {
             FastPattern::Gpt2 => scan.split::<Gpt2End, false>(text, sink),
