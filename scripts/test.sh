@@ -4,7 +4,8 @@
 #   2. a virtualenv in .venv (the default python3) gets that wheel, its test extras and the
 #      peer libraries used as oracles;
 #   3. formatting, lints and type checks: cargo fmt, clippy, ruff, mypy;
-#   4. cargo test, then the whole pytest suite on the default Python;
+#   4. cargo test, the same for AArch64 under qemu-user (scripts/test_aarch64.sh), then the
+#      whole pytest suite on the default Python;
 #   5. the smoke subset (`pytest -m smoke`) on every other supported Python pyenv has
 #      (3.10 to 3.13), each in its own virtualenv with the same wheel.
 # Arguments go to the full pytest run (e.g. `bash scripts/test.sh -x -k nmt`).
@@ -63,6 +64,9 @@ done
 
 echo "== cargo test"
 cargo test --quiet
+
+echo "== cargo clippy and test for AArch64 (NEON), under qemu-user"
+bash scripts/test_aarch64.sh
 
 echo "== pytest ($("$PY" -c 'import sys; print(sys.version.split()[0])'), full suite)"
 # Run from tests' parent with the installed package (not the source tree) on the path.

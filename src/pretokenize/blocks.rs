@@ -1,9 +1,9 @@
 //! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII text (cl100k and
 //! Llama 3 differ only at the end of the text, which blocks never reach). The bytes are
-//! sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it), one bit
-//! per byte, and where pieces start is worked out from those bits for the whole block at
-//! once: a piece then costs a bit scan instead of class lookups and a branch per
-//! alternative of the pattern (docs/performance.md#pre-tokenization).
+//! sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON on
+//! AArch64), one bit per byte, and where pieces start is worked out from those bits for the
+//! whole block at once: a piece then costs a bit scan instead of class lookups and a branch
+//! per alternative of the pattern (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
@@ -151,8 +151,79 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     Some(bits)
 }
 
+/// The classes of `b[at..at + 64]` with NEON (part of every AArch64 target), as `class_bits`
+/// gives them on x86_64. NEON has no movemask: each class's four compare vectors are
+/// reduced to 64 bits by keeping one weight bit per byte (1, 2, 4, ... 128 in each group of
+/// eight) and adding neighbouring bytes pairwise three times. `WIDE` is not used.
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
+    b: &[u8],
+    at: usize,
+) -> Option<ClassBits> {
+    use std::arch::aarch64::*;
+    const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+    /// Bit `i` set where byte `i`'s lane of `f` (all ones or zero) is set.
+    #[inline(always)]
+    fn mask(v: &[uint8x16_t; 4], f: impl Fn(uint8x16_t) -> uint8x16_t) -> u64 {
+        // SAFETY: `WEIGHTS` is 16 bytes; NEON is a baseline feature of the AArch64 targets.
+        unsafe {
+            let weights = vld1q_u8(WEIGHTS.as_ptr());
+            let w = |k: usize| vandq_u8(f(v[k]), weights);
+            let sums = vpaddq_u8(vpaddq_u8(w(0), w(1)), vpaddq_u8(w(2), w(3)));
+            vgetq_lane_u64::<0>(vreinterpretq_u64_u8(vpaddq_u8(sums, sums)))
+        }
+    }
+    let block = b.get(at..at + 64)?;
+    // SAFETY: `block` is 64 bytes, read as four unaligned 16-byte loads.
+    let v = unsafe {
+        let ptr = block.as_ptr();
+        [
+            vld1q_u8(ptr),
+            vld1q_u8(ptr.add(16)),
+            vld1q_u8(ptr.add(32)),
+            vld1q_u8(ptr.add(48)),
+        ]
+    };
+    // SAFETY (the compares below): NEON is a baseline feature of the AArch64 targets.
+    // Text dense in other characters fails here, at the cost of an or and a maximum.
+    if unsafe { vmaxvq_u8(vorrq_u8(v[0], v[1])) } >= 0x80 {
+        return None;
+    }
+    let high = mask(&v, |x| unsafe { vcgeq_u8(x, vdupq_n_u8(0x80)) });
+    let in_range = |x: uint8x16_t, lo: u8, hi: u8| unsafe {
+        vcleq_u8(vsubq_u8(x, vdupq_n_u8(lo)), vdupq_n_u8(hi - lo))
+    };
+    let eq = |x: uint8x16_t, c: u8| unsafe { vceqq_u8(x, vdupq_n_u8(c)) };
+    let newline = |x| unsafe { vorrq_u8(eq(x, b'\n'), eq(x, b'\r')) };
+    let mut bits = ClassBits {
+        // `| 0x20` lower-cases letters and sends no other ASCII byte into a..z.
+        letters: mask(&v, |x| {
+            in_range(unsafe { vorrq_u8(x, vdupq_n_u8(0x20)) }, b'a', b'z')
+        }),
+        digits: mask(&v, |x| in_range(x, b'0', b'9')),
+        newlines: mask(&v, newline),
+        // \t \n \x0B \x0C \r, less the line breaks, plus the space.
+        spaces: mask(&v, |x| unsafe {
+            vorrq_u8(vbicq_u8(in_range(x, b'\t', b'\r'), newline(x)), eq(x, b' '))
+        }),
+        space: mask(&v, |x| eq(x, b' ')),
+        others: 0,
+        apostrophes: mask(&v, |x| eq(x, b'\'')),
+        lower: if CASED {
+            mask(&v, |x| in_range(x, b'a', b'z'))
+        } else {
+            0
+        },
+        slash: if CASED { mask(&v, |x| eq(x, b'/')) } else { 0 },
+        ascii: high.trailing_zeros(),
+    };
+    bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
+    Some(bits)
+}
+
 /// No SIMD path on other targets: the byte-at-a-time splitter takes every piece.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 #[inline(always)]
 pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     _: &[u8],
@@ -316,6 +387,9 @@ mod tests {
     use super::super::super::classes::{classes, LETTER, NEWLINE, NUMBER, WS};
     use super::*;
 
+    /// Whether this target classifies blocks (`class_bits` is not always `None`).
+    const CLASSIFIES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
     /// The classes as AVX-512BW finds them are SSE2's, for every byte below the block's
     /// first non-ASCII one: each ASCII byte at each place, and random blocks with
     /// non-ASCII bytes here and there. Skipped (and said) on a CPU without it.
@@ -374,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn class_bits_agree_with_the_class_table_on_every_ascii_byte() {
+    fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
         let table = classes();
         for x in 0u8..128 {
             let f = table.ascii[x as usize];
@@ -384,28 +458,90 @@ mod tests {
             assert_eq!(one.newlines == 1, f & NEWLINE != 0, "{x:#x}");
             assert_eq!(one.spaces == 1, f & WS != 0 && f & NEWLINE == 0, "{x:#x}");
             assert_eq!(one.others == 1, f & (WS | LETTER | NUMBER) == 0, "{x:#x}");
-            // The same byte at every place of a block gives the same bits there.
-            if cfg!(target_arch = "x86_64") {
-                for i in [0, 1, 15, 16, 31, 47, 63] {
-                    let mut block = [b'a'; 64];
-                    block[i] = x;
-                    let bits = class_bits::<true, false>(&block, 0).unwrap();
-                    let at = |m: u64| m >> i & 1;
-                    let got = ClassBits {
-                        letters: at(bits.letters),
-                        digits: at(bits.digits),
-                        newlines: at(bits.newlines),
-                        spaces: at(bits.spaces),
-                        space: at(bits.space),
-                        others: at(bits.others),
-                        apostrophes: at(bits.apostrophes),
-                        lower: at(bits.lower),
-                        slash: at(bits.slash),
-                        ascii: 1,
-                    };
-                    assert_eq!(got, one, "{x:#x} at {i}");
-                }
+        }
+    }
+
+    /// A block's classes worked out byte by byte (`byte_bits`), as `class_bits` must give
+    /// them: `None` when one of the first 32 bytes is not ASCII; the bits after the first
+    /// non-ASCII byte are left out (the block ends there).
+    fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]> {
+        if !block[..32].is_ascii() {
+            return None;
+        }
+        let ascii = block.iter().take_while(|x| x.is_ascii()).count();
+        let mut out = [0u64; 10];
+        for (i, &x) in block[..ascii].iter().enumerate() {
+            let c = byte_bits(x);
+            let lower = if CASED { c.lower } else { 0 };
+            let slash = if CASED { c.slash } else { 0 };
+            let each = [
+                c.letters,
+                c.digits,
+                c.newlines,
+                c.spaces,
+                c.space,
+                c.others,
+                c.apostrophes,
+                lower,
+                slash,
+            ];
+            for (word, bit) in out.iter_mut().zip(each) {
+                *word |= bit << i;
             }
+        }
+        out[9] = ascii as u64;
+        Some(out)
+    }
+
+    /// `class_bits` (SSE2 on x86_64, NEON on AArch64) gives each byte's classes at each
+    /// place of a block, and stops where `class_bits_bytewise` does: every byte at every
+    /// place, and random blocks with non-ASCII bytes here and there.
+    #[test]
+    fn class_bits_agree_with_the_bytewise_classes() {
+        if !CLASSIFIES {
+            eprintln!("skipped: no block classification on this target");
+            return;
+        }
+        fn same_for<const CASED: bool>(block: &[u8; 64]) {
+            let got = class_bits::<CASED, false>(block, 0).map(|c| {
+                let m = below(c.ascii);
+                [
+                    c.letters & m,
+                    c.digits & m,
+                    c.newlines & m,
+                    c.spaces & m,
+                    c.space & m,
+                    c.others & m,
+                    c.apostrophes & m,
+                    c.lower & m,
+                    c.slash & m,
+                    c.ascii as u64,
+                ]
+            });
+            assert_eq!(got, class_bits_bytewise::<CASED>(block), "{block:?}");
+        }
+        let same = |block: &[u8; 64]| {
+            same_for::<false>(block);
+            same_for::<true>(block);
+        };
+        for x in 0u8..=255 {
+            for i in 0..64 {
+                let mut block = [b'a'; 64];
+                block[i] = x;
+                same(&block);
+            }
+        }
+        let mut rng = crate::rng::SplitMix64::new(11);
+        for _ in 0..20_000 {
+            let mut block = [0u8; 64];
+            for b in block.iter_mut() {
+                *b = (rng.next_u64() & 0x7F) as u8;
+            }
+            if rng.next_u64().is_multiple_of(2) {
+                let at = (rng.next_u64() % 64) as usize;
+                block[at] = 0x80 | (rng.next_u64() & 0x7F) as u8;
+            }
+            same(&block);
         }
     }
 
@@ -418,7 +554,7 @@ mod tests {
                 piece_starts::<true, false>(t, 0),
             ]
         };
-        if cfg!(target_arch = "x86_64") {
+        if CLASSIFIES {
             assert_eq!(starts(&text), [None; 2]); // one piece: no start to give
             text[30] = b'.';
             assert_eq!(starts(&text), [Some(1 | 1 << 30); 2]); // `.aaa` from 30
@@ -428,7 +564,7 @@ mod tests {
         text[31] = 0xc3;
         assert_eq!(starts(&text), [None; 2]);
         text[31] = b'a';
-        if cfg!(target_arch = "x86_64") {
+        if CLASSIFIES {
             // Later in the block, or after it, a non-ASCII byte ends the block early.
             text[21] = b' ';
             text[40] = 0xc3;
@@ -450,7 +586,7 @@ mod tests {
             (CL100K, piece_starts::<false, false>(text.as_bytes(), 0)),
             (O200K, piece_starts::<true, false>(text.as_bytes(), 0)),
         ] {
-            if cfg!(not(target_arch = "x86_64")) {
+            if !CLASSIFIES {
                 assert_eq!(starts, None);
                 continue;
             }
