@@ -1,18 +1,20 @@
-//! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII text (cl100k and
-//! Llama 3 differ only at the end of the text, which blocks never reach). The bytes are
-//! sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON on
-//! AArch64), one bit per byte, and where pieces start is worked out from those bits for the
-//! whole block at once: a piece then costs a bit scan instead of class lookups and a branch
-//! per alternative of the pattern (docs/performance.md#pre-tokenization).
+//! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII text, and for cl100k
+//! and Llama 3 on Korean text too (they differ only at the end of the text, which blocks
+//! never reach). The bytes are sorted into classes by SIMD compares (SSE2, or AVX-512BW
+//! where the CPU has it; NEON on AArch64), one bit per byte, and where pieces start is
+//! worked out from those bits for the whole block at once: a piece then costs a bit scan
+//! instead of class lookups and a branch per alternative of the pattern
+//! (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
 //! The byte after the block is looked at too (whether a run goes on past it). A block ends
-//! early at a non-ASCII byte. What the bits cannot settle cheaply is left to the
-//! byte-at-a-time splitter: text that starts with non-ASCII, whitespace right before a line
-//! break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/` right after a line
-//! break (`[\r\n/]*` after punctuation). In debug builds the caller checks every piece of
-//! a block against that splitter.
+//! early at a character it does not cover: any non-ASCII one, except Hangul syllables for
+//! cl100k, which are letters whatever surrounds them. What the bits cannot settle cheaply is
+//! left to the byte-at-a-time splitter: text that starts with other characters, whitespace
+//! right before a line break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/`
+//! right after a line break (`[\r\n/]*` after punctuation). In debug builds the caller
+//! checks every piece of a block against that splitter.
 
 use super::contraction;
 
@@ -36,9 +38,10 @@ pub(super) struct ClassBits {
     /// o200k only (`CASED`): lower-case letters, and `/`.
     pub lower: u64,
     pub slash: u64,
-    /// How many bytes from the first are ASCII (64: all); the bits from there on are not
-    /// used.
-    pub ascii: u32,
+    /// How many bytes from the first the block covers (64: all): ASCII, and for cl100k also
+    /// whole Hangul syllables (`hangul_syllables`), which are letters. The bits from there
+    /// on are not used.
+    pub known: u32,
 }
 
 /// `class_bits` with AVX-512BW: one 64-byte load, each class one or two compares into a
@@ -56,20 +59,17 @@ unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<Clas
     let mut bits = unsafe {
         let x = _mm512_loadu_si512(block.as_ptr() as *const _);
         let high = _mm512_movepi8_mask(x);
-        if high as u32 != 0 {
-            return None;
-        }
-        let ascii = high.trailing_zeros();
         let set = |c: u8| _mm512_set1_epi8(c as i8);
         let in_range = |x: __m512i, lo: u8, hi: u8| {
             _mm512_cmple_epu8_mask(_mm512_sub_epi8(x, set(lo)), set(hi - lo))
         };
+        let (hangul, known) = known_bytes::<CASED>(high, |lo, hi| in_range(x, lo, hi))?;
         let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, set(c));
         let newlines = eq(b'\n') | eq(b'\r');
         let space = eq(b' ');
         let controls = in_range(x, b'\t', b'\r') & !newlines;
         ClassBits {
-            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z'),
+            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z') | hangul,
             digits: in_range(x, b'0', b'9'),
             newlines,
             spaces: controls | space,
@@ -78,7 +78,7 @@ unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<Clas
             apostrophes: eq(b'\''),
             lower: if CASED { in_range(x, b'a', b'z') } else { 0 },
             slash: if CASED { eq(b'/') } else { 0 },
-            ascii,
+            known,
         }
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -112,19 +112,25 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             _mm_loadu_si128(ptr.add(3)),
         ];
         let high = |k: usize| (_mm_movemask_epi8(v[k]) as u16 as u64) << (16 * k);
-        if _mm_movemask_epi8(_mm_or_si128(v[0], v[1])) != 0 {
+        if CASED && _mm_movemask_epi8(_mm_or_si128(v[0], v[1])) != 0 {
             return None;
         }
-        let ascii = (high(2) | high(3)).trailing_zeros();
         // A byte is in `lo..=hi` when adding `0x80 - lo` puts it below `0x81 + (hi - lo)`
         // as a signed byte: one add and one signed compare.
         let in_range = |x: __m128i, lo: u8, hi: u8| {
             let shifted = _mm_add_epi8(x, _mm_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
             _mm_cmplt_epi8(shifted, _mm_set1_epi8(0x81u8.wrapping_add(hi - lo) as i8))
         };
+        let all_high = high(0) | high(1) | high(2) | high(3);
+        let (hangul, known) = known_bytes::<CASED>(all_high, |lo, hi| {
+            (0..4).fold(0, |m, k| {
+                m | (_mm_movemask_epi8(in_range(v[k], lo, hi)) as u16 as u64) << (16 * k)
+            })
+        })?;
         let eq = |x: __m128i, c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
         let mut bits = ClassBits {
-            ascii,
+            letters: hangul,
+            known,
             ..ClassBits::default()
         };
         for (k, &x) in v.iter().enumerate() {
@@ -187,20 +193,21 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     };
     // SAFETY (the compares below): NEON is a baseline feature of the AArch64 targets.
     // Text dense in other characters fails here, at the cost of an or and a maximum.
-    if unsafe { vmaxvq_u8(vorrq_u8(v[0], v[1])) } >= 0x80 {
+    if CASED && unsafe { vmaxvq_u8(vorrq_u8(v[0], v[1])) } >= 0x80 {
         return None;
     }
     let high = mask(&v, |x| unsafe { vcgeq_u8(x, vdupq_n_u8(0x80)) });
     let in_range = |x: uint8x16_t, lo: u8, hi: u8| unsafe {
         vcleq_u8(vsubq_u8(x, vdupq_n_u8(lo)), vdupq_n_u8(hi - lo))
     };
+    let (hangul, known) = known_bytes::<CASED>(high, |lo, hi| mask(&v, |x| in_range(x, lo, hi)))?;
     let eq = |x: uint8x16_t, c: u8| unsafe { vceqq_u8(x, vdupq_n_u8(c)) };
     let newline = |x| unsafe { vorrq_u8(eq(x, b'\n'), eq(x, b'\r')) };
     let mut bits = ClassBits {
         // `| 0x20` lower-cases letters and sends no other ASCII byte into a..z.
         letters: mask(&v, |x| {
             in_range(unsafe { vorrq_u8(x, vdupq_n_u8(0x20)) }, b'a', b'z')
-        }),
+        }) | hangul,
         digits: mask(&v, |x| in_range(x, b'0', b'9')),
         newlines: mask(&v, newline),
         // \t \n \x0B \x0C \r, less the line breaks, plus the space.
@@ -216,7 +223,7 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             0
         },
         slash: if CASED { mask(&v, |x| eq(x, b'/')) } else { 0 },
-        ascii: high.trailing_zeros(),
+        known,
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
     Some(bits)
@@ -230,6 +237,54 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     _: usize,
 ) -> Option<ClassBits> {
     None
+}
+
+/// How much of a block its classes cover, from the bit mask of its non-ASCII bytes (`high`)
+/// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): for
+/// cl100k (not `CASED`), the bytes of whole Hangul syllables, which count as letters, and
+/// the length of the prefix of ASCII and those; for o200k, ASCII alone (its rules tell
+/// upper from lower case, and Hangul letters are neither). `None` when that prefix is under
+/// 32 bytes: text that dense in other characters is left to the byte splitter whole.
+#[inline(always)]
+fn known_bytes<const CASED: bool>(
+    high: u64,
+    in_range: impl Fn(u8, u8) -> u64,
+) -> Option<(u64, u32)> {
+    if high == 0 {
+        return Some((0, 64));
+    }
+    if CASED {
+        return (high as u32 == 0).then(|| (0, high.trailing_zeros()));
+    }
+    // A lead byte of another character among the first 32 refuses the block before the
+    // syllables' other masks are made (text in other scripts meets this at every block).
+    let lead = in_range(0xEA, 0xED);
+    if (in_range(0xC0, 0xFF) & !lead) as u32 != 0 {
+        return None;
+    }
+    let hangul = hangul_syllables(lead, in_range);
+    let other = high & !hangul;
+    (other as u32 == 0).then(|| (hangul, other.trailing_zeros()))
+}
+
+/// The bytes of the whole Hangul syllables in a block (U+AC00 to U+D7A3, `EA B0 80` to
+/// `ED 9E A3` in UTF-8, all of them `\p{L}`), from `lead`, its bytes `EA` to `ED`. The text
+/// is valid UTF-8, so such a byte is followed by two continuation bytes unless the block
+/// ends first; the range's two ends are checked on the second and third bytes (`EA 80` to
+/// `EA AF` are other scripts' letters, digits and marks; from `ED 9E A4` on, Jamo and
+/// unassigned code points).
+#[inline(always)]
+fn hangul_syllables(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
+    let ea = in_range(0xEA, 0xEA);
+    let ed = in_range(0xED, 0xED);
+    // Bit i: byte i + 1 (`second`) or i + 2 (`third`) is in the range.
+    let second = |lo, hi| in_range(lo, hi) >> 1;
+    let third = |lo, hi| in_range(lo, hi) >> 2;
+    // Leads whose three bytes are all in the block.
+    let mut syllables = lead & (u64::MAX >> 2);
+    syllables &= !(ea & second(0x80, 0xAF));
+    syllables &= !(ed & (second(0x9F, 0xBF) | second(0x9E, 0x9E) & third(0xA4, 0xBF)));
+    syllables | syllables << 1 | syllables << 2
 }
 
 /// The classes of one ASCII byte, as the bit 0 of each mask (the byte after a block).
@@ -249,7 +304,7 @@ fn byte_bits(x: u8) -> ClassBits {
         apostrophes: bit(x == b'\''),
         lower: bit(x.is_ascii_lowercase()),
         slash: bit(x == b'/'),
-        ascii: 1,
+        known: 1,
     }
 }
 
@@ -260,11 +315,11 @@ fn below(n: u32) -> u64 {
 
 /// Where pieces start in `b[at..at + 64]`, `at` being a piece start (bit 0, always set):
 /// bit `i` for a piece that starts at `at + i`, for cl100k (and Llama 3), or o200k when
-/// `O200K`. The block ends early at its first non-ASCII byte. Only starts that the bytes up
-/// to the block's end, and the byte there, settle are set, so the piece from the highest bit
-/// may go on past the block. `None` when the block starts with non-ASCII text, has one of
-/// the cases above or no start but its first; also when byte `at + 64` is missing (the end
-/// of the text has rules of its own).
+/// `O200K`. The block ends early where its classes stop (`ClassBits::known`). Only starts
+/// that the bytes up to the block's end, and the byte there, settle are set, so the piece
+/// from the highest bit may go on past the block. `None` when the block starts with text it
+/// does not cover, has one of the cases above or no start but its first; also when byte
+/// `at + 64` is missing (the end of the text has rules of its own).
 #[inline(always)]
 pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
     b: &[u8],
@@ -272,7 +327,7 @@ pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
 ) -> Option<u64> {
     let next_byte = *b.get(at + 64)?;
     let c = class_bits::<O200K, WIDE>(b, at)?;
-    let end = c.ascii;
+    let end = c.known;
     let after = if end == 64 && next_byte.is_ascii() {
         byte_bits(next_byte)
     } else {
@@ -383,232 +438,5 @@ fn digit_groups(d: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::super::classes::{classes, LETTER, NEWLINE, NUMBER, WS};
-    use super::*;
-
-    /// Whether this target classifies blocks (`class_bits` is not always `None`).
-    const CLASSIFIES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
-
-    /// The classes as AVX-512BW finds them are SSE2's, for every byte below the block's
-    /// first non-ASCII one: each ASCII byte at each place, and random blocks with
-    /// non-ASCII bytes here and there. Skipped (and said) on a CPU without it.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn wide_class_bits_agree_with_sse2() {
-        if !crate::pretokenize::fast::wide_blocks() {
-            eprintln!("skipped: this CPU has no AVX-512BW");
-            return;
-        }
-        fn same_for<const CASED: bool>(block: &[u8]) {
-            let used = |c: Option<ClassBits>| {
-                c.map(|c| {
-                    let m = below(c.ascii);
-                    [
-                        c.letters & m,
-                        c.digits & m,
-                        c.newlines & m,
-                        c.spaces & m,
-                        c.space & m,
-                        c.others & m,
-                        c.apostrophes & m,
-                        c.lower & m,
-                        c.slash & m,
-                        c.ascii as u64,
-                    ]
-                })
-            };
-            let wide = class_bits::<CASED, true>(block, 0);
-            let narrow = class_bits::<CASED, false>(block, 0);
-            assert_eq!(used(wide), used(narrow), "{block:?}");
-        }
-        fn same(block: &[u8]) {
-            same_for::<false>(block);
-            same_for::<true>(block);
-        }
-        for x in 0u8..=255 {
-            for i in 0..64 {
-                let mut block = [b'a'; 64];
-                block[i] = x;
-                same(&block);
-            }
-        }
-        let mut rng = crate::rng::SplitMix64::new(7);
-        for _ in 0..20_000 {
-            let mut block = [0u8; 64];
-            for b in block.iter_mut() {
-                *b = (rng.next_u64() & 0x7F) as u8;
-            }
-            if rng.next_u64().is_multiple_of(2) {
-                let at = 32 + (rng.next_u64() % 32) as usize;
-                block[at] = 0x80 | (rng.next_u64() & 0x7F) as u8;
-            }
-            same(&block);
-        }
-    }
-
-    #[test]
-    fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
-        let table = classes();
-        for x in 0u8..128 {
-            let f = table.ascii[x as usize];
-            let one = byte_bits(x);
-            assert_eq!(one.letters == 1, f & LETTER != 0, "{x:#x}");
-            assert_eq!(one.digits == 1, f & NUMBER != 0, "{x:#x}");
-            assert_eq!(one.newlines == 1, f & NEWLINE != 0, "{x:#x}");
-            assert_eq!(one.spaces == 1, f & WS != 0 && f & NEWLINE == 0, "{x:#x}");
-            assert_eq!(one.others == 1, f & (WS | LETTER | NUMBER) == 0, "{x:#x}");
-        }
-    }
-
-    /// A block's classes worked out byte by byte (`byte_bits`), as `class_bits` must give
-    /// them: `None` when one of the first 32 bytes is not ASCII; the bits after the first
-    /// non-ASCII byte are left out (the block ends there).
-    fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]> {
-        if !block[..32].is_ascii() {
-            return None;
-        }
-        let ascii = block.iter().take_while(|x| x.is_ascii()).count();
-        let mut out = [0u64; 10];
-        for (i, &x) in block[..ascii].iter().enumerate() {
-            let c = byte_bits(x);
-            let lower = if CASED { c.lower } else { 0 };
-            let slash = if CASED { c.slash } else { 0 };
-            let each = [
-                c.letters,
-                c.digits,
-                c.newlines,
-                c.spaces,
-                c.space,
-                c.others,
-                c.apostrophes,
-                lower,
-                slash,
-            ];
-            for (word, bit) in out.iter_mut().zip(each) {
-                *word |= bit << i;
-            }
-        }
-        out[9] = ascii as u64;
-        Some(out)
-    }
-
-    /// `class_bits` (SSE2 on x86_64, NEON on AArch64) gives each byte's classes at each
-    /// place of a block, and stops where `class_bits_bytewise` does: every byte at every
-    /// place, and random blocks with non-ASCII bytes here and there.
-    #[test]
-    fn class_bits_agree_with_the_bytewise_classes() {
-        if !CLASSIFIES {
-            eprintln!("skipped: no block classification on this target");
-            return;
-        }
-        fn same_for<const CASED: bool>(block: &[u8; 64]) {
-            let got = class_bits::<CASED, false>(block, 0).map(|c| {
-                let m = below(c.ascii);
-                [
-                    c.letters & m,
-                    c.digits & m,
-                    c.newlines & m,
-                    c.spaces & m,
-                    c.space & m,
-                    c.others & m,
-                    c.apostrophes & m,
-                    c.lower & m,
-                    c.slash & m,
-                    c.ascii as u64,
-                ]
-            });
-            assert_eq!(got, class_bits_bytewise::<CASED>(block), "{block:?}");
-        }
-        let same = |block: &[u8; 64]| {
-            same_for::<false>(block);
-            same_for::<true>(block);
-        };
-        for x in 0u8..=255 {
-            for i in 0..64 {
-                let mut block = [b'a'; 64];
-                block[i] = x;
-                same(&block);
-            }
-        }
-        let mut rng = crate::rng::SplitMix64::new(11);
-        for _ in 0..20_000 {
-            let mut block = [0u8; 64];
-            for b in block.iter_mut() {
-                *b = (rng.next_u64() & 0x7F) as u8;
-            }
-            if rng.next_u64().is_multiple_of(2) {
-                let at = (rng.next_u64() % 64) as usize;
-                block[at] = 0x80 | (rng.next_u64() & 0x7F) as u8;
-            }
-            same(&block);
-        }
-    }
-
-    #[test]
-    fn non_ascii_and_short_blocks_are_left_to_the_byte_splitter() {
-        let mut text = vec![b'a'; 65];
-        let starts = |t: &[u8]| {
-            [
-                piece_starts::<false, false>(t, 0),
-                piece_starts::<true, false>(t, 0),
-            ]
-        };
-        if CLASSIFIES {
-            assert_eq!(starts(&text), [None; 2]); // one piece: no start to give
-            text[30] = b'.';
-            assert_eq!(starts(&text), [Some(1 | 1 << 30); 2]); // `.aaa` from 30
-            text[30] = b'a';
-        }
-        assert_eq!(starts(&text[..64]), [None; 2]);
-        text[31] = 0xc3;
-        assert_eq!(starts(&text), [None; 2]);
-        text[31] = b'a';
-        if CLASSIFIES {
-            // Later in the block, or after it, a non-ASCII byte ends the block early.
-            text[21] = b' ';
-            text[40] = 0xc3;
-            assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
-            text[40] = b'a';
-            text[64] = 0xc3;
-            assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
-        }
-    }
-
-    /// The starts a block gives are the regex's piece boundaries in it (those the block
-    /// settles: up to its last start), for both kinds of pattern.
-    #[test]
-    fn a_block_of_english_gives_the_regex_boundaries() {
-        use super::super::{CL100K, O200K};
-        let text = "He said: \"don't\" -- it's 12345 (or 6)\n\n  and THE EndGame's.\n\tNext  words";
-        assert!(text.len() > 64);
-        for (pattern, starts) in [
-            (CL100K, piece_starts::<false, false>(text.as_bytes(), 0)),
-            (O200K, piece_starts::<true, false>(text.as_bytes(), 0)),
-        ] {
-            if !CLASSIFIES {
-                assert_eq!(starts, None);
-                continue;
-            }
-            let starts = starts.expect("a block of plain ASCII");
-            let regex = fancy_regex::Regex::new(pattern).unwrap();
-            let mut expected = 0u64;
-            for m in regex.find_iter(text) {
-                let start = m.unwrap().start();
-                if start < 64 {
-                    expected |= 1 << start;
-                }
-            }
-            let settled = u64::MAX >> starts.leading_zeros();
-            assert!(starts.count_ones() > 15, "{starts:#b}");
-            assert_eq!(starts, expected & settled, "{starts:#b} vs {expected:#b}");
-        }
-    }
-
-    #[test]
-    fn digit_groups_start_every_three_digits_of_each_run() {
-        // Runs of 7 digits from bit 0 and of 4 digits from bit 10, and one reaching bit 63.
-        let d = 0b111_1111 | 0b1111 << 10 | 0b11111 << 59;
-        assert_eq!(digit_groups(d), 1 << 3 | 1 << 6 | 1 << 13 | 1 << 62);
-    }
-}
+#[path = "blocks_tests.rs"]
+mod tests;

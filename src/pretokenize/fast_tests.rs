@@ -269,6 +269,36 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Long Korean texts, whose cl100k and Llama 3 blocks take Hangul syllables as letters
+    /// (`blocks.rs`): words of syllables (the range's first and last among them) mixed with
+    /// ASCII words, digits, punctuation and whitespace, and the characters just outside the
+    /// range, other whitespace and punctuation that end a block. In a debug build each piece
+    /// of a block is also checked against the byte-at-a-time splitter.
+    #[test]
+    fn long_korean_texts_split_as_the_regex_does(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                16 => proptest::sample::select(vec![
+                    " ", "  ", "한국어", "대한민국", "가", "힣", "의", "을", "\u{AC00}\u{D7A3}", "다.",
+                    "abc", "Word", "'s", "'한", "12", "12345", "(", ".", ",", "\"", "\n", "\n\n",
+                    "\r\n", "\t", " \n", "\n ", "한'", "x'", "한1", "1한", "--",
+                ]),
+                1 => proptest::sample::select(vec![
+                    "\u{ABFF}", "\u{ABF0}", "\u{A000}", "\u{D7A4}", "\u{D7B0}", "\u{D7FF}", "\u{3000}",
+                    "\u{A0}", "”", "·", "é", "😀", "\u{1100}", "\u{3131}",
+                ]),
+            ],
+            0..120,
+        )
+    ) {
+        let text: String = parts.concat();
+        check(&text);
+    }
+}
+
 /// A case the property test above found: o200k's contraction ends a word (`Word's`), and
 /// the apostrophe after it leads the next word, in a block.
 #[test]

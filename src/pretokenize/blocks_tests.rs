@@ -1,0 +1,268 @@
+//! Tests of `blocks.rs`: the classes of each block against byte-by-byte ones, on every
+//! SIMD path this target has, and the piece starts of a few blocks against the regex.
+
+use super::super::super::classes::{classes, LETTER, NEWLINE, NUMBER, WS};
+use super::*;
+
+/// Whether this target classifies blocks (`class_bits` is not always `None`).
+const CLASSIFIES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// The bits of a block's classes that count (below `known`), and `known`.
+fn used(c: Option<ClassBits>) -> Option<[u64; 10]> {
+    c.map(|c| {
+        let m = below(c.known);
+        [
+            c.letters & m,
+            c.digits & m,
+            c.newlines & m,
+            c.spaces & m,
+            c.space & m,
+            c.others & m,
+            c.apostrophes & m,
+            c.lower & m,
+            c.slash & m,
+            c.known as u64,
+        ]
+    })
+}
+
+/// Characters at the edges of what blocks take: Hangul syllables' first and last, their
+/// neighbours (Yi, Meetei Mayek digits, Jamo, unassigned), other whitespace and
+/// punctuation, two- and four-byte characters.
+const EDGES: [char; 16] = [
+    '\u{AC00}', '\u{D7A3}', '한', '\u{ABFF}', '\u{ABF0}', '\u{A000}', '\u{D7A4}', '\u{D7B0}',
+    '\u{D7FF}', '\u{E000}', '\u{3000}', '\u{A0}', '”', '·', 'é', '😀',
+];
+
+/// Blocks to classify, all cut from valid UTF-8 (as blocks are): each ASCII byte and
+/// each of `EDGES` at each place of a block of letters (a character cut by the block's
+/// end included), every code point from U+A000 to U+D7FF at places near the rules'
+/// limits, and random blocks of ASCII, Hangul and other characters.
+fn blocks_to_try() -> Vec<[u8; 64]> {
+    let cut = |text: &[u8]| -> [u8; 64] { text[..64].try_into().unwrap() };
+    let mut out = Vec::new();
+    for x in 0u8..128 {
+        for i in 0..64 {
+            let mut block = [b'a'; 64];
+            block[i] = x;
+            out.push(block);
+        }
+    }
+    let with = |c: char, i: usize| {
+        let mut text = vec![b'a'; 70];
+        let mut buf = [0; 4];
+        let bytes = c.encode_utf8(&mut buf).as_bytes();
+        text[i..i + bytes.len()].copy_from_slice(bytes);
+        cut(&text)
+    };
+    for c in EDGES {
+        for i in 0..64 {
+            out.push(with(c, i));
+        }
+    }
+    for c in ('\u{A000}'..='\u{D7FF}').step_by(1) {
+        for i in [0, 29, 30, 31, 32, 61, 62, 63] {
+            out.push(with(c, i));
+        }
+    }
+    let mut rng = crate::rng::SplitMix64::new(11);
+    for _ in 0..20_000 {
+        let mut text = String::new();
+        while text.len() < 64 {
+            let r = rng.next_u64();
+            let c = match r % 10 {
+                0..=3 => (r >> 8 & 0x7F) as u8 as char,
+                4..=7 => char::from_u32(0xAC00 + (r >> 8) as u32 % 11_172).unwrap(),
+                8 => EDGES[(r >> 8) as usize % EDGES.len()],
+                _ => char::from_u32((r >> 8) as u32 % 0x11_0000).unwrap_or('x'),
+            };
+            text.push(c);
+        }
+        out.push(cut(text.as_bytes()));
+    }
+    out
+}
+
+/// The classes as AVX-512BW finds them are SSE2's (`blocks_to_try`). Skipped (and said)
+/// on a CPU without it.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn wide_class_bits_agree_with_sse2() {
+    if !crate::pretokenize::fast::wide_blocks() {
+        eprintln!("skipped: this CPU has no AVX-512BW");
+        return;
+    }
+    for block in blocks_to_try() {
+        for cased in [false, true] {
+            let (wide, narrow) = if cased {
+                (
+                    class_bits::<true, true>(&block, 0),
+                    class_bits::<true, false>(&block, 0),
+                )
+            } else {
+                (
+                    class_bits::<false, true>(&block, 0),
+                    class_bits::<false, false>(&block, 0),
+                )
+            };
+            assert_eq!(used(wide), used(narrow), "{block:?}");
+        }
+    }
+}
+
+#[test]
+fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
+    let table = classes();
+    for x in 0u8..128 {
+        let f = table.ascii[x as usize];
+        let one = byte_bits(x);
+        assert_eq!(one.letters == 1, f & LETTER != 0, "{x:#x}");
+        assert_eq!(one.digits == 1, f & NUMBER != 0, "{x:#x}");
+        assert_eq!(one.newlines == 1, f & NEWLINE != 0, "{x:#x}");
+        assert_eq!(one.spaces == 1, f & WS != 0 && f & NEWLINE == 0, "{x:#x}");
+        assert_eq!(one.others == 1, f & (WS | LETTER | NUMBER) == 0, "{x:#x}");
+    }
+}
+
+/// A block's classes worked out a character at a time, as `class_bits` must give them:
+/// ASCII bytes by `byte_bits`, and for cl100k (not `CASED`) Hangul syllables wholly in
+/// the block as letters (checked against the class table); the block is known up to the
+/// first other character, and `None` when that is under 32 bytes.
+fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]> {
+    let mut out = [0u64; 10];
+    let mut i = 0;
+    while i < 64 {
+        if block[i].is_ascii() {
+            let c = byte_bits(block[i]);
+            let lower = if CASED { c.lower } else { 0 };
+            let slash = if CASED { c.slash } else { 0 };
+            let each = [
+                c.letters,
+                c.digits,
+                c.newlines,
+                c.spaces,
+                c.space,
+                c.others,
+                c.apostrophes,
+                lower,
+                slash,
+            ];
+            for (word, bit) in out.iter_mut().zip(each) {
+                *word |= bit << i;
+            }
+            i += 1;
+            continue;
+        }
+        let syllable = block
+            .get(i..i + 3)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|s| s.chars().next())
+            .filter(|&c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
+        match syllable {
+            Some(c) if !CASED => {
+                assert_ne!(classes().of(c as u32) & LETTER, 0, "{c}");
+                out[0] |= 0b111 << i;
+                i += 3;
+            }
+            _ => break,
+        }
+    }
+    out[9] = i as u64;
+    (i >= 32).then_some(out)
+}
+
+/// `class_bits` (SSE2 on x86_64, NEON on AArch64) gives each block of `blocks_to_try`
+/// the classes `class_bits_bytewise` does, and stops where it does.
+#[test]
+fn class_bits_agree_with_the_bytewise_classes() {
+    if !CLASSIFIES {
+        eprintln!("skipped: no block classification on this target");
+        return;
+    }
+    for block in blocks_to_try() {
+        let cl100k = used(class_bits::<false, false>(&block, 0));
+        assert_eq!(cl100k, class_bits_bytewise::<false>(&block), "{block:?}");
+        let o200k = used(class_bits::<true, false>(&block, 0));
+        assert_eq!(o200k, class_bits_bytewise::<true>(&block), "{block:?}");
+    }
+}
+
+#[test]
+fn non_ascii_and_short_blocks_are_left_to_the_byte_splitter() {
+    let mut text = vec![b'a'; 65];
+    let starts = |t: &[u8]| {
+        [
+            piece_starts::<false, false>(t, 0),
+            piece_starts::<true, false>(t, 0),
+        ]
+    };
+    if CLASSIFIES {
+        assert_eq!(starts(&text), [None; 2]); // one piece: no start to give
+        text[30] = b'.';
+        assert_eq!(starts(&text), [Some(1 | 1 << 30); 2]); // `.aaa` from 30
+        text[30] = b'a';
+    }
+    assert_eq!(starts(&text[..64]), [None; 2]);
+    text[31] = 0xc3;
+    assert_eq!(starts(&text), [None; 2]);
+    text[31] = b'a';
+    if CLASSIFIES {
+        // Later in the block, or after it, a non-ASCII byte ends the block early.
+        text[21] = b' ';
+        text[40] = 0xc3;
+        assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
+        text[40] = b'a';
+        text[64] = 0xc3;
+        assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
+        text[64] = b'a';
+        // cl100k takes a Hangul syllable as a letter (`aa한aa` is one word); o200k's block
+        // ends there, so a space before it may lead a word it cannot see.
+        text[40..43].copy_from_slice("한".as_bytes());
+        assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
+        text[39] = b' ';
+        assert_eq!(
+            starts(&text),
+            [Some(1 | 1 << 21 | 1 << 39), Some(1 | 1 << 21)]
+        );
+        // A syllable that the block's end cuts ends the block before it.
+        text[62..65].copy_from_slice("한".as_bytes());
+        assert_eq!(starts(&text)[0], Some(1 | 1 << 21 | 1 << 39));
+    }
+}
+
+/// The starts a block gives are the regex's piece boundaries in it (those the block
+/// settles: up to its last start), for both kinds of pattern.
+#[test]
+fn a_block_of_english_gives_the_regex_boundaries() {
+    use super::super::{CL100K, O200K};
+    let text = "He said: \"don't\" -- it's 12345 (or 6)\n\n  and THE EndGame's.\n\tNext  words";
+    assert!(text.len() > 64);
+    for (pattern, starts) in [
+        (CL100K, piece_starts::<false, false>(text.as_bytes(), 0)),
+        (O200K, piece_starts::<true, false>(text.as_bytes(), 0)),
+    ] {
+        if !CLASSIFIES {
+            assert_eq!(starts, None);
+            continue;
+        }
+        let starts = starts.expect("a block of plain ASCII");
+        let regex = fancy_regex::Regex::new(pattern).unwrap();
+        let mut expected = 0u64;
+        for m in regex.find_iter(text) {
+            let start = m.unwrap().start();
+            if start < 64 {
+                expected |= 1 << start;
+            }
+        }
+        let settled = u64::MAX >> starts.leading_zeros();
+        assert!(starts.count_ones() > 15, "{starts:#b}");
+        assert_eq!(starts, expected & settled, "{starts:#b} vs {expected:#b}");
+    }
+}
+
+#[test]
+fn digit_groups_start_every_three_digits_of_each_run() {
+    // Runs of 7 digits from bit 0 and of 4 digits from bit 10, and one reaching bit 63.
+    let d = 0b111_1111 | 0b1111 << 10 | 0b11111 << 59;
+    assert_eq!(digit_groups(d), 1 << 3 | 1 << 6 | 1 << 13 | 1 << 62);
+}
