@@ -1,20 +1,21 @@
 //! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII text, and for cl100k
-//! and Llama 3 on Korean text too (they differ only at the end of the text, which blocks
-//! never reach). The bytes are sorted into classes by SIMD compares (SSE2, or AVX-512BW
-//! where the CPU has it; NEON on AArch64), one bit per byte, and where pieces start is
-//! worked out from those bits for the whole block at once: a piece then costs a bit scan
-//! instead of class lookups and a branch per alternative of the pattern
-//! (docs/performance.md#pre-tokenization).
+//! and Llama 3 on Korean, Cyrillic and accented Latin text too (they differ only at the end
+//! of the text, which blocks never reach). The bytes are sorted into classes by SIMD
+//! compares (SSE2, or AVX-512BW where the CPU has it; NEON on AArch64), one bit per byte,
+//! and where pieces start is worked out from those bits for the whole block at once: a
+//! piece then costs a bit scan instead of class lookups and a branch per alternative of the
+//! pattern (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
 //! The byte after the block is looked at too (whether a run goes on past it). A block ends
-//! early at a character it does not cover: any non-ASCII one, except Hangul syllables for
-//! cl100k, which are letters whatever surrounds them. What the bits cannot settle cheaply is
-//! left to the byte-at-a-time splitter: text that starts with other characters, whitespace
-//! right before a line break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/`
-//! right after a line break (`[\r\n/]*` after punctuation). In debug builds the caller
-//! checks every piece of a block against that splitter.
+//! early at a character it does not cover: any non-ASCII one, except for cl100k Hangul
+//! syllables and two-byte Latin and Cyrillic letters (`known_bytes`), which are letters
+//! whatever surrounds them. What the bits cannot settle cheaply is left to the
+//! byte-at-a-time splitter: text that starts with other characters, whitespace right before
+//! a line break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/` right after a
+//! line break (`[\r\n/]*` after punctuation). In debug builds the caller checks every
+//! piece of a block against that splitter.
 
 use super::contraction;
 
@@ -39,8 +40,8 @@ pub(super) struct ClassBits {
     pub lower: u64,
     pub slash: u64,
     /// How many bytes from the first the block covers (64: all): ASCII, and for cl100k also
-    /// whole Hangul syllables (`hangul_syllables`), which are letters. The bits from there
-    /// on are not used.
+    /// whole letters of the scripts `known_bytes` names, which are in `letters`. The bits
+    /// from there on are not used.
     pub known: u32,
 }
 
@@ -63,13 +64,13 @@ unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<Clas
         let in_range = |x: __m512i, lo: u8, hi: u8| {
             _mm512_cmple_epu8_mask(_mm512_sub_epi8(x, set(lo)), set(hi - lo))
         };
-        let (hangul, known) = known_bytes::<CASED>(high, |lo, hi| in_range(x, lo, hi))?;
+        let (multibyte, known) = known_bytes::<CASED>(high, |lo, hi| in_range(x, lo, hi))?;
         let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, set(c));
         let newlines = eq(b'\n') | eq(b'\r');
         let space = eq(b' ');
         let controls = in_range(x, b'\t', b'\r') & !newlines;
         ClassBits {
-            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z') | hangul,
+            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z') | multibyte,
             digits: in_range(x, b'0', b'9'),
             newlines,
             spaces: controls | space,
@@ -122,14 +123,14 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             _mm_cmplt_epi8(shifted, _mm_set1_epi8(0x81u8.wrapping_add(hi - lo) as i8))
         };
         let all_high = high(0) | high(1) | high(2) | high(3);
-        let (hangul, known) = known_bytes::<CASED>(all_high, |lo, hi| {
+        let (multibyte, known) = known_bytes::<CASED>(all_high, |lo, hi| {
             (0..4).fold(0, |m, k| {
                 m | (_mm_movemask_epi8(in_range(v[k], lo, hi)) as u16 as u64) << (16 * k)
             })
         })?;
         let eq = |x: __m128i, c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
         let mut bits = ClassBits {
-            letters: hangul,
+            letters: multibyte,
             known,
             ..ClassBits::default()
         };
@@ -201,14 +202,15 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     let in_range = |x: uint8x16_t, lo: u8, hi: u8| unsafe {
         vcleq_u8(vsubq_u8(x, vdupq_n_u8(lo)), vdupq_n_u8(hi - lo))
     };
-    let (hangul, known) = known_bytes::<CASED>(high, |lo, hi| mask(&v, |x| in_range(x, lo, hi)))?;
+    let (multibyte, known) =
+        known_bytes::<CASED>(high, |lo, hi| mask(&v, |x| in_range(x, lo, hi)))?;
     let eq = |x: uint8x16_t, c: u8| unsafe { vceqq_u8(x, vdupq_n_u8(c)) };
     let newline = |x| unsafe { vorrq_u8(eq(x, b'\n'), eq(x, b'\r')) };
     let mut bits = ClassBits {
         // `| 0x20` lower-cases letters and sends no other ASCII byte into a..z.
         letters: mask(&v, |x| {
             in_range(unsafe { vorrq_u8(x, vdupq_n_u8(0x20)) }, b'a', b'z')
-        }) | hangul,
+        }) | multibyte,
         digits: mask(&v, |x| in_range(x, b'0', b'9')),
         newlines: mask(&v, newline),
         // \t \n \x0B \x0C \r, less the line breaks, plus the space.
@@ -242,10 +244,10 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
 
 /// How much of a block its classes cover, from the bit mask of its non-ASCII bytes (`high`)
 /// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): for
-/// cl100k (not `CASED`), the bytes of whole Hangul syllables, which count as letters, and
-/// the length of the prefix of ASCII and those; for o200k, ASCII alone (its rules tell
-/// upper from lower case, and Hangul letters are neither). `None` when that prefix is under
-/// 32 bytes: text that dense in other characters is left to the byte splitter whole.
+/// cl100k (not `CASED`), the bytes of whole letters of the scripts below, and the length of
+/// the prefix of ASCII and those; for o200k, ASCII alone (its rules tell upper from lower
+/// case, which one bit a byte cannot hold for these scripts). `None` when that prefix is
+/// under 32 bytes: text that dense in other characters is left to the byte splitter whole.
 #[inline(always)]
 fn known_bytes<const CASED: bool>(
     high: u64,
@@ -258,14 +260,39 @@ fn known_bytes<const CASED: bool>(
         return (high as u32 == 0).then(|| (0, high.trailing_zeros()));
     }
     // A lead byte of another character among the first 32 refuses the block before the
-    // syllables' other masks are made (text in other scripts meets this at every block).
-    let lead = in_range(0xEA, 0xED);
-    if (in_range(0xC0, 0xFF) & !lead) as u32 != 0 {
-        return None;
+    // letters' other masks are made (text in other scripts meets this at every block).
+    // Korean text asks for the two-byte leads only when some other lead is there.
+    let three = in_range(0xEA, 0xED);
+    let mut letters = 0;
+    let others = in_range(0xC0, 0xFF) & !three;
+    if others != 0 {
+        let two = in_range(0xC3, 0xCA) | in_range(0xD0, 0xD3);
+        if (others & !two) as u32 != 0 {
+            return None;
+        }
+        letters = two_byte_letters(two, &in_range);
     }
-    let hangul = hangul_syllables(lead, in_range);
-    let other = high & !hangul;
-    (other as u32 == 0).then(|| (hangul, other.trailing_zeros()))
+    if three != 0 {
+        letters |= hangul_syllables(three, &in_range);
+    }
+    let other = high & !letters;
+    (other as u32 == 0).then(|| (letters, other.trailing_zeros()))
+}
+
+/// The bytes of the whole two-byte letters in a block, from `lead`, its bytes `C3` to `CA`
+/// and `D0` to `D3`, all of them `\p{L}`: Latin letters with diacritics, IPA and modifier
+/// letters (U+00C0 to U+02BF: Latin-1, Extended-A and -B, IPA Extensions) but `×` and `÷`
+/// (`C3 97`, `C3 B7`), and Cyrillic (U+0400 to U+04FF) but `҂` and the combining marks
+/// U+0482 to U+0489 (`D2 82` to `D2 89`). The text is valid UTF-8, so such a byte is
+/// followed by a continuation byte unless the block ends first.
+#[inline(always)]
+fn two_byte_letters(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
+    // Bit i: byte i + 1 is in the range.
+    let second = |lo, hi| in_range(lo, hi) >> 1;
+    let mut letters = lead & (u64::MAX >> 1);
+    letters &= !(in_range(0xC3, 0xC3) & (second(0x97, 0x97) | second(0xB7, 0xB7)));
+    letters &= !(in_range(0xD2, 0xD2) & second(0x82, 0x89));
+    letters | letters << 1
 }
 
 /// The bytes of the whole Hangul syllables in a block (U+AC00 to U+D7A3, `EA B0 80` to

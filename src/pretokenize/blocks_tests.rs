@@ -27,17 +27,20 @@ fn used(c: Option<ClassBits>) -> Option<[u64; 10]> {
 }
 
 /// Characters at the edges of what blocks take: Hangul syllables' first and last, their
-/// neighbours (Yi, Meetei Mayek digits, Jamo, unassigned), other whitespace and
-/// punctuation, two- and four-byte characters.
-const EDGES: [char; 16] = [
+/// neighbours (Yi, Meetei Mayek digits, Jamo, unassigned), the two-byte Latin and Cyrillic
+/// letters' first and last and the symbols and marks among and next to them, other
+/// whitespace and punctuation, two- and four-byte characters.
+const EDGES: [char; 29] = [
     '\u{AC00}', '\u{D7A3}', '한', '\u{ABFF}', '\u{ABF0}', '\u{A000}', '\u{D7A4}', '\u{D7B0}',
-    '\u{D7FF}', '\u{E000}', '\u{3000}', '\u{A0}', '”', '·', 'é', '😀',
+    '\u{D7FF}', '\u{E000}', '\u{3000}', '\u{A0}', '”', '·', 'é', '😀', 'À', 'ɏ', '\u{2BF}',
+    '\u{2C0}', '×', '÷', '¿', 'Ѐ', 'ӿ', '҂', '\u{489}', 'Ҋ', '\u{500}',
 ];
 
 /// Blocks to classify, all cut from valid UTF-8 (as blocks are): each ASCII byte and
 /// each of `EDGES` at each place of a block of letters (a character cut by the block's
-/// end included), every code point from U+A000 to U+D7FF at places near the rules'
-/// limits, and random blocks of ASCII, Hangul and other characters.
+/// end included), every code point from U+0080 to U+07FF and from U+A000 to U+D7FF at
+/// places near the rules' limits, and random blocks of ASCII, Hangul, Cyrillic, Latin and
+/// other characters.
 fn blocks_to_try() -> Vec<[u8; 64]> {
     let cut = |text: &[u8]| -> [u8; 64] { text[..64].try_into().unwrap() };
     let mut out = Vec::new();
@@ -60,7 +63,7 @@ fn blocks_to_try() -> Vec<[u8; 64]> {
             out.push(with(c, i));
         }
     }
-    for c in ('\u{A000}'..='\u{D7FF}').step_by(1) {
+    for c in ('\u{80}'..='\u{7FF}').chain('\u{A000}'..='\u{D7FF}') {
         for i in [0, 29, 30, 31, 32, 61, 62, 63] {
             out.push(with(c, i));
         }
@@ -70,10 +73,12 @@ fn blocks_to_try() -> Vec<[u8; 64]> {
         let mut text = String::new();
         while text.len() < 64 {
             let r = rng.next_u64();
-            let c = match r % 10 {
+            let c = match r % 12 {
                 0..=3 => (r >> 8 & 0x7F) as u8 as char,
-                4..=7 => char::from_u32(0xAC00 + (r >> 8) as u32 % 11_172).unwrap(),
-                8 => EDGES[(r >> 8) as usize % EDGES.len()],
+                4..=5 => char::from_u32(0xAC00 + (r >> 8) as u32 % 11_172).unwrap(),
+                6..=7 => char::from_u32(0x400 + (r >> 8) as u32 % 0x100).unwrap(),
+                8..=9 => char::from_u32(0xC0 + (r >> 8) as u32 % 0x200).unwrap(),
+                10 => EDGES[(r >> 8) as usize % EDGES.len()],
                 _ => char::from_u32((r >> 8) as u32 % 0x11_0000).unwrap_or('x'),
             };
             text.push(c);
@@ -124,10 +129,17 @@ fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
     }
 }
 
+/// Whether cl100k's blocks take `c` for a letter: Hangul syllables, two-byte Latin and IPA
+/// letters but `×` and `÷`, Cyrillic but `҂` and its combining marks.
+fn block_letter(c: char) -> bool {
+    matches!(c, '\u{AC00}'..='\u{D7A3}' | '\u{C0}'..='\u{2BF}' | '\u{400}'..='\u{4FF}')
+        && !matches!(c, '×' | '÷' | '\u{482}'..='\u{489}')
+}
+
 /// A block's classes worked out a character at a time, as `class_bits` must give them:
-/// ASCII bytes by `byte_bits`, and for cl100k (not `CASED`) Hangul syllables wholly in
-/// the block as letters (checked against the class table); the block is known up to the
-/// first other character, and `None` when that is under 32 bytes.
+/// ASCII bytes by `byte_bits`, and for cl100k (not `CASED`) the characters of
+/// `block_letter` wholly in the block as letters (checked against the class table); the
+/// block is known up to the first other character, and `None` when that is under 32 bytes.
 fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]> {
     let mut out = [0u64; 10];
     let mut i = 0;
@@ -153,16 +165,21 @@ fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]>
             i += 1;
             continue;
         }
-        let syllable = block
-            .get(i..i + 3)
+        let len = match block[i] {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        let letter = block
+            .get(i..i + len)
             .and_then(|b| std::str::from_utf8(b).ok())
             .and_then(|s| s.chars().next())
-            .filter(|&c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
-        match syllable {
+            .filter(|&c| block_letter(c));
+        match letter {
             Some(c) if !CASED => {
                 assert_ne!(classes().of(c as u32) & LETTER, 0, "{c}");
-                out[0] |= 0b111 << i;
-                i += 3;
+                out[0] |= ((1 << len) - 1) << i;
+                i += len;
             }
             _ => break,
         }

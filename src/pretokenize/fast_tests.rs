@@ -269,32 +269,58 @@ proptest::proptest! {
     }
 }
 
+/// Long texts of a script that cl100k's and Llama 3's blocks take as letters (`blocks.rs`):
+/// its `words` (the letters at the ends of the ranges taken among them) mixed with ASCII
+/// words, digits, punctuation and whitespace, and now and then one of `edges`, characters
+/// just outside the ranges, other whitespace and punctuation, that end a block.
+fn script_texts(
+    words: &[&'static str],
+    edges: &[&'static str],
+) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::strategy::Strategy;
+    let common = [
+        " ", "  ", "abc", "Word", "'s", "12", "12345", "(", ".", ",", "\"", "\n", "\n\n", "\r\n",
+        "\t", " \n", "\n ", "x'", "--",
+    ];
+    let words: Vec<&str> = words.iter().chain(&common).copied().collect();
+    proptest::collection::vec(
+        proptest::prop_oneof![
+            16 => proptest::sample::select(words),
+            1 => proptest::sample::select(edges.to_vec()),
+        ],
+        0..120,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
 
-    /// Long Korean texts, whose cl100k and Llama 3 blocks take Hangul syllables as letters
-    /// (`blocks.rs`): words of syllables (the range's first and last among them) mixed with
-    /// ASCII words, digits, punctuation and whitespace, and the characters just outside the
-    /// range, other whitespace and punctuation that end a block. In a debug build each piece
-    /// of a block is also checked against the byte-at-a-time splitter.
+    /// Korean: Hangul syllables. In a debug build each piece of a block is also checked
+    /// against the byte-at-a-time splitter.
     #[test]
     fn long_korean_texts_split_as_the_regex_does(
-        parts in proptest::collection::vec(
-            proptest::prop_oneof![
-                16 => proptest::sample::select(vec![
-                    " ", "  ", "한국어", "대한민국", "가", "힣", "의", "을", "\u{AC00}\u{D7A3}", "다.",
-                    "abc", "Word", "'s", "'한", "12", "12345", "(", ".", ",", "\"", "\n", "\n\n",
-                    "\r\n", "\t", " \n", "\n ", "한'", "x'", "한1", "1한", "--",
-                ]),
-                1 => proptest::sample::select(vec![
-                    "\u{ABFF}", "\u{ABF0}", "\u{A000}", "\u{D7A4}", "\u{D7B0}", "\u{D7FF}", "\u{3000}",
-                    "\u{A0}", "”", "·", "é", "😀", "\u{1100}", "\u{3131}",
-                ]),
-            ],
-            0..120,
+        text in script_texts(
+            &["한국어", "대한민국", "가", "힣", "의", "을", "\u{AC00}\u{D7A3}", "다.", "'한", "한'",
+              "한1", "1한"],
+            &["\u{ABFF}", "\u{ABF0}", "\u{A000}", "\u{D7A4}", "\u{D7B0}", "\u{D7FF}", "\u{3000}",
+              "\u{A0}", "”", "·", "é", "😀", "\u{1100}", "\u{3131}"],
         )
     ) {
-        let text: String = parts.concat();
+        check(&text);
+    }
+
+    /// Russian and other Cyrillic, and Latin with diacritics (`ſ` among them, which `(?i)`
+    /// takes for `s` in a contraction).
+    #[test]
+    fn long_cyrillic_and_latin_texts_split_as_the_regex_does(
+        text in script_texts(
+            &["Москва", "привет", "Ёж", "ёлка", "\u{400}\u{4FF}", "Ҋ", "ӿ", "Ѣѣ", "ї", "'т", "д'",
+              "café", "Ærø", "Straße", "ÀÿĀžƀɏɐʿ", "łódź", "Ǆ", "ſ", "'ſ", "Ol'ſ", "é1", "1é"],
+            &["×", "÷", "҂", "\u{483}", "\u{489}", "\u{500}", "\u{2C0}", "\u{BF}", "\u{A0}",
+              "«", "»", "—", "ά", "\u{301}", "한", "😀", "\u{85}"],
+        )
+    ) {
         check(&text);
     }
 }
