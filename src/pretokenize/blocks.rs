@@ -1,21 +1,21 @@
-//! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII text, and for cl100k
-//! and Llama 3 on Korean, Cyrillic and accented Latin text too (they differ only at the end
-//! of the text, which blocks never reach). The bytes are sorted into classes by SIMD
-//! compares (SSE2, or AVX-512BW where the CPU has it; NEON on AArch64), one bit per byte,
-//! and where pieces start is worked out from those bits for the whole block at once: a
-//! piece then costs a bit scan instead of class lookups and a branch per alternative of the
-//! pattern (docs/performance.md#pre-tokenization).
+//! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII, Cyrillic and
+//! accented Latin text, and for cl100k and Llama 3 (which differ only at the end of the
+//! text, which blocks never reach) on Korean text too. The bytes are sorted into classes by
+//! SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON on AArch64), one bit per
+//! byte, and where pieces start is worked out from those bits for the whole block at once:
+//! a piece then costs a bit scan instead of class lookups and a branch per alternative of
+//! the pattern (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
 //! The byte after the block is looked at too (whether a run goes on past it). A block ends
-//! early at a character it does not cover: any non-ASCII one, except for cl100k Hangul
-//! syllables and two-byte Latin and Cyrillic letters (`known_bytes`), which are letters
-//! whatever surrounds them. What the bits cannot settle cheaply is left to the
-//! byte-at-a-time splitter: text that starts with other characters, whitespace right before
-//! a line break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/` right after a
-//! line break (`[\r\n/]*` after punctuation). In debug builds the caller checks every
-//! piece of a block against that splitter.
+//! early at a character it does not cover: any non-ASCII one but the letters that
+//! `known_bytes` names (two-byte Latin and Cyrillic letters, and for cl100k Hangul
+//! syllables), which are letters whatever surrounds them. What the bits cannot settle
+//! cheaply is left to the byte-at-a-time splitter: text that starts with other characters,
+//! whitespace right before a line break (`\s*[\r\n]` then reaches back over it) and, for
+//! o200k, a `/` right after a line break (`[\r\n/]*` after punctuation). In debug builds
+//! the caller checks every piece of a block against that splitter.
 
 use super::contraction;
 
@@ -39,9 +39,9 @@ pub(super) struct ClassBits {
     /// o200k only (`CASED`): lower-case letters, and `/`.
     pub lower: u64,
     pub slash: u64,
-    /// How many bytes from the first the block covers (64: all): ASCII, and for cl100k also
-    /// whole letters of the scripts `known_bytes` names, which are in `letters`. The bits
-    /// from there on are not used.
+    /// How many bytes from the first the block covers (64: all): ASCII, and whole letters
+    /// of the scripts `known_bytes` names, which are in `letters`. The bits from there on
+    /// are not used.
     pub known: u32,
 }
 
@@ -64,22 +64,26 @@ unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<Clas
         let in_range = |x: __m512i, lo: u8, hi: u8| {
             _mm512_cmple_epu8_mask(_mm512_sub_epi8(x, set(lo)), set(hi - lo))
         };
-        let (multibyte, known) = known_bytes::<CASED>(high, |lo, hi| in_range(x, lo, hi))?;
+        let known = known_bytes::<CASED>(high, |lo, hi| in_range(x, lo, hi))?;
         let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, set(c));
         let newlines = eq(b'\n') | eq(b'\r');
         let space = eq(b' ');
         let controls = in_range(x, b'\t', b'\r') & !newlines;
         ClassBits {
-            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z') | multibyte,
+            letters: in_range(_mm512_or_si512(x, set(0x20)), b'a', b'z') | known.letters,
             digits: in_range(x, b'0', b'9'),
             newlines,
             spaces: controls | space,
             space,
             others: 0,
             apostrophes: eq(b'\''),
-            lower: if CASED { in_range(x, b'a', b'z') } else { 0 },
+            lower: if CASED {
+                in_range(x, b'a', b'z') | known.lower
+            } else {
+                0
+            },
             slash: if CASED { eq(b'/') } else { 0 },
-            known,
+            known: known.len,
         }
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -113,8 +117,17 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             _mm_loadu_si128(ptr.add(3)),
         ];
         let high = |k: usize| (_mm_movemask_epi8(v[k]) as u16 as u64) << (16 * k);
-        if CASED && _mm_movemask_epi8(_mm_or_si128(v[0], v[1])) != 0 {
-            return None;
+        // o200k takes two-byte letters alone: a lead byte of three or four bytes (`E0` and
+        // up) among the first 32 refuses the block here, before `known_bytes`' masks. ASCII
+        // pays one maximum and one movemask for the test.
+        if CASED {
+            let top = _mm_max_epu8(v[0], v[1]);
+            if _mm_movemask_epi8(top) != 0 {
+                let lead = _mm_cmpeq_epi8(_mm_max_epu8(top, _mm_set1_epi8(0xE0u8 as i8)), top);
+                if _mm_movemask_epi8(lead) != 0 {
+                    return None;
+                }
+            }
         }
         // A byte is in `lo..=hi` when adding `0x80 - lo` puts it below `0x81 + (hi - lo)`
         // as a signed byte: one add and one signed compare.
@@ -123,15 +136,15 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             _mm_cmplt_epi8(shifted, _mm_set1_epi8(0x81u8.wrapping_add(hi - lo) as i8))
         };
         let all_high = high(0) | high(1) | high(2) | high(3);
-        let (multibyte, known) = known_bytes::<CASED>(all_high, |lo, hi| {
+        let known = known_bytes::<CASED>(all_high, |lo, hi| {
             (0..4).fold(0, |m, k| {
                 m | (_mm_movemask_epi8(in_range(v[k], lo, hi)) as u16 as u64) << (16 * k)
             })
         })?;
         let eq = |x: __m128i, c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
         let mut bits = ClassBits {
-            letters: multibyte,
-            known,
+            letters: known.letters,
+            known: known.len,
             ..ClassBits::default()
         };
         for (k, &x) in v.iter().enumerate() {
@@ -152,6 +165,7 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
                 bits.slash |= put(eq(x, b'/'));
             }
         }
+        bits.lower |= known.lower;
         bits
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -193,24 +207,23 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
         ]
     };
     // SAFETY (the compares below): NEON is a baseline feature of the AArch64 targets.
-    // o200k (ASCII blocks only) refuses text dense in other characters here, at the cost
-    // of an or and a maximum, as SSE2 does; cl100k's blocks ask `known_bytes`.
-    if CASED && unsafe { vmaxvq_u8(vorrq_u8(v[0], v[1])) } >= 0x80 {
+    // o200k takes two-byte letters alone: a lead byte of three or four bytes (`E0` and up)
+    // among the first 32 refuses the block here, as on SSE2; cl100k asks `known_bytes`.
+    if CASED && unsafe { vmaxvq_u8(vmaxq_u8(v[0], v[1])) } >= 0xE0 {
         return None;
     }
     let high = mask(&v, |x| unsafe { vcgeq_u8(x, vdupq_n_u8(0x80)) });
     let in_range = |x: uint8x16_t, lo: u8, hi: u8| unsafe {
         vcleq_u8(vsubq_u8(x, vdupq_n_u8(lo)), vdupq_n_u8(hi - lo))
     };
-    let (multibyte, known) =
-        known_bytes::<CASED>(high, |lo, hi| mask(&v, |x| in_range(x, lo, hi)))?;
+    let known = known_bytes::<CASED>(high, |lo, hi| mask(&v, |x| in_range(x, lo, hi)))?;
     let eq = |x: uint8x16_t, c: u8| unsafe { vceqq_u8(x, vdupq_n_u8(c)) };
     let newline = |x| unsafe { vorrq_u8(eq(x, b'\n'), eq(x, b'\r')) };
     let mut bits = ClassBits {
         // `| 0x20` lower-cases letters and sends no other ASCII byte into a..z.
         letters: mask(&v, |x| {
             in_range(unsafe { vorrq_u8(x, vdupq_n_u8(0x20)) }, b'a', b'z')
-        }) | multibyte,
+        }) | known.letters,
         digits: mask(&v, |x| in_range(x, b'0', b'9')),
         newlines: mask(&v, newline),
         // \t \n \x0B \x0C \r, less the line breaks, plus the space.
@@ -221,12 +234,12 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
         others: 0,
         apostrophes: mask(&v, |x| eq(x, b'\'')),
         lower: if CASED {
-            mask(&v, |x| in_range(x, b'a', b'z'))
+            mask(&v, |x| in_range(x, b'a', b'z')) | known.lower
         } else {
             0
         },
         slash: if CASED { mask(&v, |x| eq(x, b'/')) } else { 0 },
-        known,
+        known: known.len,
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
     Some(bits)
@@ -242,41 +255,80 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     None
 }
 
+/// The letters among a block's non-ASCII bytes and how far its classes reach.
+#[derive(Debug, Default, Clone, Copy)]
+struct Known {
+    /// Bytes of whole letters that blocks take (`known_bytes`).
+    letters: u64,
+    /// o200k (`CASED`) only: those of them that are lower-case letters.
+    lower: u64,
+    /// How many bytes from the first the block covers (64: all).
+    len: u32,
+}
+
 /// How much of a block its classes cover, from the bit mask of its non-ASCII bytes (`high`)
-/// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): for
-/// cl100k (not `CASED`), the bytes of whole letters of the scripts below, and the length of
-/// the prefix of ASCII and those; for o200k, ASCII alone (its rules tell upper from lower
-/// case, which one bit a byte cannot hold for these scripts). `None` when that prefix is
-/// under 32 bytes: text that dense in other characters is left to the byte splitter whole.
+/// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): the
+/// bytes of whole letters of the scripts below, and the length of the prefix of ASCII and
+/// those. cl100k (not `CASED`), which does not tell upper from lower case, takes Hangul
+/// syllables and the two-byte Latin and Cyrillic letters (`two_byte_letters`); o200k only
+/// the letters whose case one compare per range gives (`cased_letters`). `None` when that
+/// prefix is under 32 bytes: text that dense in other characters is left to the byte
+/// splitter whole.
 #[inline(always)]
-fn known_bytes<const CASED: bool>(
-    high: u64,
-    in_range: impl Fn(u8, u8) -> u64,
-) -> Option<(u64, u32)> {
+fn known_bytes<const CASED: bool>(high: u64, in_range: impl Fn(u8, u8) -> u64) -> Option<Known> {
     if high == 0 {
-        return Some((0, 64));
-    }
-    if CASED {
-        return (high as u32 == 0).then(|| (0, high.trailing_zeros()));
+        return Some(Known {
+            len: 64,
+            ..Known::default()
+        });
     }
     // A lead byte of another character among the first 32 refuses the block before the
     // letters' other masks are made (text in other scripts meets this at every block).
-    // Korean text asks for the two-byte leads only when some other lead is there.
-    let three = in_range(0xEA, 0xED);
-    let mut letters = 0;
-    let others = in_range(0xC0, 0xFF) & !three;
-    if others != 0 {
-        let two = in_range(0xC3, 0xCA) | in_range(0xD0, 0xD3);
-        if (others & !two) as u32 != 0 {
+    let mut known = Known::default();
+    if CASED {
+        let two = in_range(0xC3, 0xC3) | in_range(0xD0, 0xD1);
+        if (in_range(0xC0, 0xFF) & !two) as u32 != 0 {
             return None;
         }
-        letters = two_byte_letters(two, &in_range);
+        if two != 0 {
+            (known.letters, known.lower) = cased_letters(&in_range);
+        }
+    } else {
+        // Korean text asks for the two-byte leads only when some other lead is there.
+        let three = in_range(0xEA, 0xED);
+        let others = in_range(0xC0, 0xFF) & !three;
+        if others != 0 {
+            let two = in_range(0xC3, 0xCA) | in_range(0xD0, 0xD3);
+            if (others & !two) as u32 != 0 {
+                return None;
+            }
+            known.letters = two_byte_letters(two, &in_range);
+        }
+        if three != 0 {
+            known.letters |= hangul_syllables(three, &in_range);
+        }
     }
-    if three != 0 {
-        letters |= hangul_syllables(three, &in_range);
-    }
-    let other = high & !letters;
-    (other as u32 == 0).then(|| (letters, other.trailing_zeros()))
+    let other = high & !known.letters;
+    known.len = other.trailing_zeros();
+    (other as u32 == 0).then_some(known)
+}
+
+/// o200k's two-byte letters in a block and the lower-case ones among them: Latin-1's
+/// capitals (U+00C0 to U+00DE, `C3 80` to `C3 9E`) and small letters (U+00DF to U+00FF)
+/// but `×` and `÷`, and the Cyrillic capitals U+0400 to U+042F (`D0 80` to `D0 AF`) and
+/// small letters U+0430 to U+045F (`D0 B0` to `D1 9F`). Each is `Lu` or `Ll`, in one of
+/// o200k's two sets of word letters and not the other.
+#[inline(always)]
+fn cased_letters(in_range: impl Fn(u8, u8) -> u64) -> (u64, u64) {
+    // Bit i: byte i + 1 is in the range.
+    let second = |lo, hi| in_range(lo, hi) >> 1;
+    let whole = u64::MAX >> 1;
+    let c3 = in_range(0xC3, 0xC3) & whole & !(second(0x97, 0x97) | second(0xB7, 0xB7));
+    let d0 = in_range(0xD0, 0xD0) & whole;
+    let d1 = in_range(0xD1, 0xD1) & whole & second(0x80, 0x9F);
+    let lower = c3 & second(0x9F, 0xBF) | d0 & second(0xB0, 0xBF) | d1;
+    let letters = c3 | d0 | d1;
+    (letters | letters << 1, lower | lower << 1)
 }
 
 /// The bytes of the whole two-byte letters in a block, from `lead`, its bytes `C3` to `CA`

@@ -1,7 +1,7 @@
 //! Tests of `blocks.rs`: the classes of each block against byte-by-byte ones, on every
 //! SIMD path this target has, and the piece starts of a few blocks against the regex.
 
-use super::super::super::classes::{classes, LETTER, NEWLINE, NUMBER, WS};
+use super::super::super::classes::{classes, LETTER, LOWER, NEWLINE, NUMBER, UPPER, WS};
 use super::*;
 
 /// Whether this target classifies blocks (`class_bits` is not always `None`).
@@ -129,17 +129,22 @@ fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
     }
 }
 
-/// Whether cl100k's blocks take `c` for a letter: Hangul syllables, two-byte Latin and IPA
-/// letters but `×` and `÷`, Cyrillic but `҂` and its combining marks.
-fn block_letter(c: char) -> bool {
+/// Whether blocks take `c` for a letter: for cl100k Hangul syllables, two-byte Latin and
+/// IPA letters but `×` and `÷`, Cyrillic but `҂` and its combining marks; for o200k
+/// (`CASED`) Latin-1's letters and the Cyrillic U+0400 to U+045F.
+fn block_letter<const CASED: bool>(c: char) -> bool {
+    if CASED {
+        return matches!(c, 'À'..='ÿ' | '\u{400}'..='\u{45F}') && !matches!(c, '×' | '÷');
+    }
     matches!(c, '\u{AC00}'..='\u{D7A3}' | '\u{C0}'..='\u{2BF}' | '\u{400}'..='\u{4FF}')
         && !matches!(c, '×' | '÷' | '\u{482}'..='\u{489}')
 }
 
 /// A block's classes worked out a character at a time, as `class_bits` must give them:
-/// ASCII bytes by `byte_bits`, and for cl100k (not `CASED`) the characters of
-/// `block_letter` wholly in the block as letters (checked against the class table); the
-/// block is known up to the first other character, and `None` when that is under 32 bytes.
+/// ASCII bytes by `byte_bits`, and the characters of `block_letter` wholly in the block as
+/// letters, for o200k lower-case ones as `lower` too (checked against the class table);
+/// the block is known up to the first other character, and `None` when that is under 32
+/// bytes.
 fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]> {
     let mut out = [0u64; 10];
     let mut i = 0;
@@ -174,15 +179,24 @@ fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]>
             .get(i..i + len)
             .and_then(|b| std::str::from_utf8(b).ok())
             .and_then(|s| s.chars().next())
-            .filter(|&c| block_letter(c));
-        match letter {
-            Some(c) if !CASED => {
-                assert_ne!(classes().of(c as u32) & LETTER, 0, "{c}");
-                out[0] |= ((1 << len) - 1) << i;
-                i += len;
+            .filter(|&c| block_letter::<CASED>(c));
+        let Some(c) = letter else { break };
+        let class = classes().of(c as u32);
+        assert_ne!(class & LETTER, 0, "{c}");
+        let bits = ((1 << len) - 1) << i;
+        out[0] |= bits;
+        if CASED {
+            // o200k's sets of capitals and of the rest: in exactly one.
+            assert_eq!(
+                (class & UPPER != 0) as u8 + (class & LOWER != 0) as u8,
+                1,
+                "{c}"
+            );
+            if class & LOWER != 0 {
+                out[7] |= bits;
             }
-            _ => break,
         }
+        i += len;
     }
     out[9] = i as u64;
     (i >= 32).then_some(out)
@@ -220,18 +234,28 @@ fn non_ascii_and_short_blocks_are_left_to_the_byte_splitter() {
         text[30] = b'a';
     }
     assert_eq!(starts(&text[..64]), [None; 2]);
-    text[31] = 0xc3;
+    let dot = "·".as_bytes(); // U+00B7, punctuation: blocks take no such character
+    text[31..33].copy_from_slice(dot);
     assert_eq!(starts(&text), [None; 2]);
-    text[31] = b'a';
+    text[31..33].copy_from_slice(b"aa");
     if CLASSIFIES {
-        // Later in the block, or after it, a non-ASCII byte ends the block early.
+        // Later in the block, or after it, such a character ends the block early.
         text[21] = b' ';
-        text[40] = 0xc3;
+        text[40..42].copy_from_slice(dot);
         assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
-        text[40] = b'a';
+        text[40..42].copy_from_slice(b"aa");
         text[64] = 0xc3;
         assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
         text[64] = b'a';
+        // Both take `é` as a lower-case letter (`aaéaa` is one word), and o200k starts a
+        // word at the capital `Ж` after it.
+        text[40..42].copy_from_slice("é".as_bytes());
+        text[42..44].copy_from_slice("Ж".as_bytes());
+        assert_eq!(
+            starts(&text),
+            [Some(1 | 1 << 21), Some(1 | 1 << 21 | 1 << 42)]
+        );
+        text[40..44].copy_from_slice(b"aaaa");
         // cl100k takes a Hangul syllable as a letter (`aa한aa` is one word); o200k's block
         // ends there, so a space before it may lead a word it cannot see.
         text[40..43].copy_from_slice("한".as_bytes());

@@ -311,12 +311,12 @@ proptest::proptest! {
     }
 
     /// Russian and other Cyrillic, and Latin with diacritics (`ſ` among them, which `(?i)`
-    /// takes for `s` in a contraction).
+    /// takes for `s` in a contraction), capitals after small letters for o200k.
     #[test]
     fn long_cyrillic_and_latin_texts_split_as_the_regex_does(
         text in script_texts(
             &["Москва", "привет", "Ёж", "ёлка", "\u{400}\u{4FF}", "Ҋ", "ӿ", "Ѣѣ", "ї", "'т", "д'",
-              "café", "Ærø", "Straße", "ÀÿĀžƀɏɐʿ", "łódź", "Ǆ", "ſ", "'ſ", "Ol'ſ", "é1", "1é"],
+              "café", "Ærø", "Straße", "МоскваПривет", "приветМИР", "ÉCOLE", "éÉè", "Ёж's", "ÀÞßÿ", "ÀÿĀžƀɏɐʿ", "łódź", "Ǆ", "ſ", "'ſ", "Ol'ſ", "é1", "1é"],
             &["×", "÷", "҂", "\u{483}", "\u{489}", "\u{500}", "\u{2C0}", "\u{BF}", "\u{A0}",
               "«", "»", "—", "ά", "\u{301}", "한", "😀", "\u{85}"],
         )
