@@ -9,12 +9,13 @@
 //! alternatives in turn, and inside one, greedy quantifiers backing off one character at a
 //! time until what follows matches. Possessive quantifiers (`++`, `?+`) never back off.
 //!
-//! Invariants that keep it fast: cl100k, Llama 3 and o200k split ASCII text 64 bytes at a
-//! time where they can (`blocks.rs`: where pieces start, for the whole block, from bit masks
-//! of its classes); otherwise classifying a character is one table load, ASCII letters are
-//! scanned 8 bytes at a time, and each pattern's "end of the match at p" is inlined into
-//! the splitting loop; the callback is generic (no allocation per piece). Why, with the
-//! figures: see docs/performance.md#pre-tokenization.
+//! Invariants that keep it fast: cl100k, Llama 3 and o200k split text 64 bytes at a time
+//! where its characters allow (`blocks.rs`: ASCII and the letters `known_bytes` names;
+//! where pieces start, for the whole block, from bit masks of its classes); otherwise
+//! classifying a character is one table load, ASCII letters are scanned 8 bytes at a time,
+//! and each pattern's "end of the match at p" is inlined into the splitting loop; the
+//! callback is generic (no allocation per piece). Why, with the figures: see
+//! docs/performance.md#pre-tokenization.
 
 use super::classes::{classes, Classes, CLIP_DROPPED, LETTER, LOWER, NEWLINE, NUMBER, WS};
 use super::PieceSink;
@@ -137,7 +138,7 @@ pub(super) fn wide_blocks() -> bool {
 /// as a value was left as a call per piece).
 trait PatternEnd {
     fn end(scan: &Scan<'_>, p: usize) -> usize;
-    /// Whether ASCII text is split 64 bytes at a time (`blocks.rs`) where it can be.
+    /// Whether text is split 64 bytes at a time (`blocks.rs`) where it can be.
     const BLOCKS: bool = false;
     /// Where pieces start in the 64 bytes from `at` (see `blocks::piece_starts`; `WIDE`:
     /// with AVX-512BW).
@@ -273,8 +274,8 @@ impl Scan<'_> {
                         p = self.send_block::<P>(text, p, starts, sink);
                         continue;
                     }
-                    // Not plain ASCII, or one piece fills the block: the next 64 bytes (and
-                    // the piece that crosses their end) piece by piece.
+                    // Characters the block does not take, or one piece fills it: the next
+                    // 64 bytes (and the piece that crosses their end) piece by piece.
                     None => bytewise_until = p + 64,
                 }
             }

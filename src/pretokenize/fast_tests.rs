@@ -269,7 +269,7 @@ proptest::proptest! {
     }
 }
 
-/// Long texts of a script that cl100k's and Llama 3's blocks take as letters (`blocks.rs`):
+/// Long texts of a script whose letters blocks take (`blocks.rs`; for o200k some of them):
 /// its `words` (the letters at the ends of the ranges taken among them) mixed with ASCII
 /// words, digits, punctuation and whitespace, and now and then one of `edges`, characters
 /// just outside the ranges, other whitespace and punctuation, that end a block.
