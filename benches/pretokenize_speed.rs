@@ -6,7 +6,8 @@
 //! on is shared: to keep other processes' time out of the figure, each file is timed in
 //! slices of about 16 KiB (cut after a line break), each slice's best of several passes is
 //! kept, and the bests are added up. `--fast-only` skips the (slow) regex side;
-//! `--only=NAME` times one pattern.
+//! `--only=NAME` times one pattern; `--lines` splits each line (without its `\n`) as a text
+//! of its own, as per-line calls and batches of lines do.
 
 use std::time::Instant;
 
@@ -32,16 +33,28 @@ fn slices(text: &str) -> Vec<&str> {
 }
 
 /// MB/s over `text` and the number of pieces, or the error.
-fn mb_per_s(pre: &PreTokenizer, text: &str, passes: usize) -> Result<(f64, usize), String> {
+fn mb_per_s(
+    pre: &PreTokenizer,
+    text: &str,
+    passes: usize,
+    lines: bool,
+) -> Result<(f64, usize), String> {
     let (mut seconds, mut pieces) = (0.0, 0);
     for slice in slices(text) {
+        let texts: Vec<&str> = if lines {
+            slice.split_terminator('\n').collect()
+        } else {
+            vec![slice]
+        };
         let mut best = f64::INFINITY;
         let mut n = 0usize;
         for _ in 0..passes {
             n = 0;
             let start = Instant::now();
-            pre.for_each_piece(slice, |_| n += 1)
-                .map_err(|e| e.message)?;
+            for text in &texts {
+                pre.for_each_piece(text, |_| n += 1)
+                    .map_err(|e| e.message)?;
+            }
             best = best.min(start.elapsed().as_secs_f64());
         }
         seconds += best;
@@ -54,6 +67,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let fast_only = args.iter().any(|a| a == "--fast-only");
     let only = args.iter().find_map(|a| a.strip_prefix("--only="));
+    let lines = args.iter().any(|a| a == "--lines");
     println!("| corpus | MB | pattern | regex MB/s | fast MB/s | speed-up |");
     println!("| --- | ---: | --- | ---: | ---: | ---: |");
     for path in args.iter().filter(|a| !a.starts_with("--")) {
@@ -71,12 +85,12 @@ fn main() {
                 continue;
             }
             let quick = match PreTokenizer::regex(regex) {
-                Ok(pre) => mb_per_s(&pre, &text, 30),
+                Ok(pre) => mb_per_s(&pre, &text, 30, lines),
                 Err(e) => Err(e.message),
             };
             let slow = match PreTokenizer::regex_only(regex) {
                 _ if fast_only => Err("skipped".to_string()),
-                Ok(regex) => mb_per_s(&regex, &text, 2),
+                Ok(regex) => mb_per_s(&regex, &text, 2, lines),
                 Err(e) => Err(e.message),
             };
             let cell = |r: &Result<(f64, usize), String>| match r {

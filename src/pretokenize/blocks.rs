@@ -398,16 +398,51 @@ fn below(n: u32) -> u64 {
 /// `O200K`. The block ends early where its classes stop (`ClassBits::known`). Only starts
 /// that the bytes up to the block's end, and the byte there, settle are set, so the piece
 /// from the highest bit may go on past the block. `None` when the block starts with text it
-/// does not cover, has one of the cases above or no start but its first; also when byte
-/// `at + 64` is missing (the end of the text has rules of its own).
+/// does not cover, has one of the cases above or no start but its first. Fewer than 65
+/// bytes from `at` (the text's last block): see `tail_starts`.
 #[inline(always)]
 pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
     b: &[u8],
     at: usize,
 ) -> Option<u64> {
-    let next_byte = *b.get(at + 64)?;
+    match b.get(at + 64) {
+        Some(&next_byte) => block_starts::<O200K, WIDE>(b, at, 64, next_byte),
+        None => tail_starts::<O200K, WIDE>(b, at),
+    }
+}
+
+/// Tails shorter than this are left to the byte splitter: a few pieces cost less than
+/// the copy and the masks
+/// (docs/performance.md#a-texts-last-block-cl100k-llama-3-o200k-2026-11-29).
+const TAIL_MIN: usize = 16;
+
+/// The starts of the text's last `b.len() - at` bytes (1 to 64), copied into a block of
+/// spaces. Spaces read as the end of the text does for every start before it: no letter,
+/// digit or line break follows, and a whitespace run that reaches the end goes on (the
+/// rules above then leave it to the byte splitter, as `\s++$` and `\s+(?!\S)` differ
+/// there); the starts at and past the end are masked off.
+#[inline(always)]
+fn tail_starts<const O200K: bool, const WIDE: bool>(b: &[u8], at: usize) -> Option<u64> {
+    let rest = b.get(at..)?;
+    if rest.len() < TAIL_MIN {
+        return None;
+    }
+    let mut block = [b' '; 65];
+    block.get_mut(..rest.len())?.copy_from_slice(rest);
+    block_starts::<O200K, WIDE>(&block, 0, rest.len() as u32, b' ')
+}
+
+/// `piece_starts` for the block `b[at..at + 64]`, of which the first `text` bytes are the
+/// text's, followed by `next_byte`.
+#[inline(always)]
+fn block_starts<const O200K: bool, const WIDE: bool>(
+    b: &[u8],
+    at: usize,
+    text: u32,
+    next_byte: u8,
+) -> Option<u64> {
     let c = class_bits::<O200K, WIDE>(b, at)?;
-    let end = c.known;
+    let end = c.known.min(text);
     let after = if end == 64 && next_byte.is_ascii() {
         byte_bits(next_byte)
     } else {

@@ -301,6 +301,77 @@ fn a_block_of_english_gives_the_regex_boundaries() {
     }
 }
 
+/// A text's last block (64 bytes or fewer from `at`) gives the regex's boundaries up to
+/// its last start too: there the text's end follows, so a whitespace run that reaches it
+/// is left whole to the byte splitter (`\s++$`), an apostrophe at the end starts no
+/// contraction, and no start is at or past the end. Shorter tails are left to the byte
+/// splitter.
+#[test]
+fn a_texts_last_block_gives_the_regex_boundaries() {
+    use super::super::{CL100K, O200K};
+    let texts = [
+        "He said: \"don't\" -- it's 12345 (or 6)",
+        "a line that ends in spaces   ",
+        "a line that ends in a line break\n",
+        "a line break\n and then words\n\n",
+        "ends in an apostrophe'",
+        "and THE EndGame's end's",
+        "count 1234567 and 12",
+        "slash\n/path after a line break",
+        "exactly sixty-four bytes of text, ending with a word: here it is",
+        "sixteen bytes ok",
+        "Caf\u{e9} \u{416}\u{443}\u{43a} and more words",
+    ];
+    for text in texts {
+        assert!((TAIL_MIN..=64).contains(&text.len()), "{text:?}");
+        let b = text.as_bytes();
+        for (pattern, starts) in [
+            (CL100K, piece_starts::<false, false>(b, 0)),
+            (O200K, piece_starts::<true, false>(b, 0)),
+        ] {
+            if !CLASSIFIES {
+                assert_eq!(starts, None);
+                continue;
+            }
+            // o200k's `[\r\n/]*` after punctuation: a slash after a line break refuses a
+            // block, at the end as in the middle.
+            let Some(starts) = starts else {
+                assert!(
+                    pattern == O200K && text.contains("\n/"),
+                    "{text:?}: no starts"
+                );
+                continue;
+            };
+            let regex = fancy_regex::Regex::new(pattern).unwrap();
+            let mut expected = 0u64;
+            for m in regex.find_iter(text) {
+                expected |= 1 << m.unwrap().start();
+            }
+            let settled = u64::MAX >> starts.leading_zeros();
+            assert_eq!(
+                starts,
+                expected & settled,
+                "{text:?}: {starts:#b} vs {expected:#b}"
+            );
+            assert_eq!(
+                starts.checked_shr(b.len() as u32).unwrap_or(0),
+                0,
+                "{text:?}"
+            );
+        }
+    }
+    let short = &b"short text ab"[..];
+    assert!(short.len() < TAIL_MIN);
+    assert_eq!(piece_starts::<false, false>(short, 0), None);
+    // From the middle of a text: only the bytes from `at` are the tail.
+    let text = b"0123456789 words words, and then the tail: it's short.";
+    let tail = piece_starts::<false, false>(text, 10);
+    if CLASSIFIES {
+        assert_eq!(tail.map(|s| s & 0b11), Some(1));
+        assert_eq!(tail, piece_starts::<false, false>(&text[10..], 0));
+    }
+}
+
 #[test]
 fn digit_groups_start_every_three_digits_of_each_run() {
     // Runs of 7 digits from bit 0 and of 4 digits from bit 10, and one reaching bit 63.

@@ -323,7 +323,7 @@ impl Scan<'_> {
         while rest != 0 {
             let to = at + rest.trailing_zeros() as usize;
             debug_assert_eq!(to, P::end(self, from), "block from {at}, piece at {from}");
-            // SAFETY: `at <= from < to < at + 64 <= len`, and `piece_starts` sets starts only
+            // SAFETY: `at <= from < to < min(at + 64, len)`, and `piece_starts` sets starts only
             // before the block's classes stop (`known`: ASCII bytes and whole Hangul
             // syllables), so both are character boundaries.
             sink.piece_at(unsafe { text.get_unchecked(from..to) }, from);

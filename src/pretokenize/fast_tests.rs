@@ -269,6 +269,32 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+    /// Short texts, as per-line calls and batches of lines have them: most of each is its
+    /// last block, copied into a block of spaces (`blocks::tail_starts`), with whatever
+    /// ends it (whitespace, a line break, an apostrophe, digits, a non-ASCII letter) at the
+    /// text's end.
+    #[test]
+    fn short_texts_split_as_the_regex_does(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                16 => proptest::sample::select(vec![
+                    " ", "  ", "the", "Word", "'s", "'ll", "'", "don", "12", "12345", "(", ".",
+                    "\"", "\n", "\n\n", "\r\n", "\t", " \n", "\n ", "x'", "aB", "/", "\n/",
+                    "camelCase", "0123456789012",
+                ]),
+                1 => proptest::sample::select(vec!["é", "한", "Ж", "\u{a0}", "\u{85}", "ſ", "·"]),
+            ],
+            1..24,
+        )
+    ) {
+        let text: String = parts.concat();
+        check(&text);
+    }
+}
+
 /// Long texts of a script whose letters blocks take (`blocks.rs`; for o200k some of them):
 /// its `words` (the letters at the ends of the ranges taken among them) mixed with ASCII
 /// words, digits, punctuation and whitespace, and now and then one of `edges`, characters
