@@ -58,28 +58,31 @@ def best_of(
     timed calls add up to that many seconds, so that a call of a fraction of a millisecond
     is not judged on a few samples of a shared machine. The first timed call's result goes
     to `check` (untimed) and is then dropped; returns the timings and what `check` returned.
-    The cyclic garbage collector is off during the timed calls (as timeit does), so one
-    library's garbage is not collected on another's clock."""
+    The cyclic garbage collector runs once before the timed calls and is off through them
+    (as timeit does), so one library's garbage is not collected on another's clock. Once,
+    not before each call: a collection walks every object of the process and leaves the
+    CPU's caches cold, which made a call of a fraction of a millisecond a cold-cache call
+    (benchmarks/README.md#warm-calls)."""
     if warm_up is not None:
         warm_up()
     short_seconds, short_most = short
     runs: list[float] = []
     checked = None
-    for i in range(max(1, repeats, short_most)):
-        gc.collect()
-        gc.disable()
-        try:
+    gc.collect()
+    gc.disable()
+    try:
+        for i in range(max(1, repeats, short_most)):
             t0 = time.perf_counter()
             out = call()
             runs.append(time.perf_counter() - t0)
-        finally:
-            gc.enable()
-        if i == 0 and check is not None:
-            checked = check(out)
-        del out
-        total = sum(runs)
-        if total >= budget or (len(runs) >= repeats and total >= short_seconds):
-            break
+            if i == 0 and check is not None:
+                checked = check(out)
+            del out
+            total = sum(runs)
+            if total >= budget or (len(runs) >= repeats and total >= short_seconds):
+                break
+    finally:
+        gc.enable()
     return Timing(min(runs), runs), checked
 
 

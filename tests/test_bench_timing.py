@@ -76,3 +76,41 @@ def test_check_sees_the_first_timed_result_and_warm_up_is_untimed(clock: FakeClo
     )
     assert made == [0, 1, 2] and seen == [1] and checked == "ok"
     assert t.runs == [pytest.approx(0.001)] * 2
+
+
+def test_garbage_is_collected_once_and_never_during_the_calls(clock: FakeClock) -> None:
+    # A collection before each call left the CPU's caches cold for calls under a
+    # millisecond: one collection before the timed calls, none between them.
+    import gc
+
+    call, made = calls_lasting(clock, [0.001])
+    enabled: list[bool] = []
+    collections: list[int] = []
+
+    def timed() -> int:
+        enabled.append(gc.isenabled())
+        return call()
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(len(made))
+
+    gc.callbacks.append(count)
+    try:
+        timing.best_of(timed, None, repeats=5, budget=10.0, short=(1.0, 12))
+    finally:
+        gc.callbacks.remove(count)
+    assert len(made) == 12 and enabled == [False] * 12
+    assert collections == [0]
+    assert gc.isenabled()
+
+
+def test_the_collector_is_on_again_after_a_failing_call(clock: FakeClock) -> None:
+    import gc
+
+    def failing() -> None:
+        raise RuntimeError("the library failed")
+
+    with pytest.raises(RuntimeError):
+        timing.best_of(failing, None, repeats=3, budget=10.0)
+    assert gc.isenabled()
