@@ -240,57 +240,44 @@ proptest::proptest! {
     }
 }
 
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
-
-    /// Long, mostly ASCII texts, so that cl100k's, Llama 3's and o200k's 64-byte blocks
-    /// (`blocks.rs`) split most of them: runs of each class, contractions, cased words, digit
-    /// runs, slashes after line breaks, every kind of whitespace next to line breaks, and now
-    /// and then a non-ASCII letter. In a debug build each piece of a block is also checked
-    /// against the byte-at-a-time splitter.
-    #[test]
-    fn long_ascii_texts_split_as_the_regex_does(
-        parts in proptest::collection::vec(
-            proptest::prop_oneof![
-                16 => proptest::sample::select(vec![
-                    " ", "  ", "the", "Word", "'s", "'T", "'ll", "'Re", "'ve", "'d", "'m", "'x",
-                    "'", "''", "don", "I", "12", "12345", "7", "(", ".", ",", "\"", "--", "!?",
-                    "\n", "\n\n", "\r\n", "\t", "\t\t", "\u{b}", "\u{c}", " \n", "\n ", "\n  ",
-                    " (", "x'", "a1b", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij", "0123456789012",
-                    "camelCase", "HTMLParser", "aB", "'s's", "/", "\n/", "*/\n/*", "//", " /",
-                ]),
-                1 => proptest::sample::select(vec!["é", "한", "\u{a0}", "\u{85}", "ſ"]),
-            ],
-            0..120,
-        )
-    ) {
-        let text: String = parts.concat();
-        check(&text);
-    }
+/// Mostly ASCII texts of `parts` pieces where the block rules meet: runs of each class,
+/// contractions, cased words, digit runs, slashes after line breaks, every kind of
+/// whitespace next to line breaks, and now and then a non-ASCII character.
+fn ascii_texts(parts: std::ops::Range<usize>) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::strategy::Strategy;
+    proptest::collection::vec(
+        proptest::prop_oneof![
+            16 => proptest::sample::select(vec![
+                " ", "  ", "the", "Word", "'s", "'T", "'ll", "'Re", "'ve", "'d", "'m", "'x",
+                "'", "''", "don", "I", "12", "12345", "7", "(", ".", ",", "\"", "--", "!?",
+                "\n", "\n\n", "\r\n", "\t", "\t\t", "\u{b}", "\u{c}", " \n", "\n ", "\n  ",
+                " (", "x'", "a1b", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij", "0123456789012",
+                "camelCase", "HTMLParser", "aB", "'s's", "/", "\n/", "*/\n/*", "//", " /",
+            ]),
+            1 => proptest::sample::select(vec!["é", "한", "Ж", "\u{a0}", "\u{85}", "ſ", "·"]),
+        ],
+        parts,
+    )
+    .prop_map(|parts| parts.concat())
 }
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
 
+    /// Long texts, so that cl100k's, Llama 3's and o200k's 64-byte blocks (`blocks.rs`)
+    /// split most of them. In a debug build each piece of a block is also checked against
+    /// the byte-at-a-time splitter.
+    #[test]
+    fn long_ascii_texts_split_as_the_regex_does(text in ascii_texts(0..120)) {
+        check(&text);
+    }
+
     /// Short texts, as per-line calls and batches of lines have them: most of each is its
     /// last block, copied into a block of spaces (`blocks::tail_starts`), with whatever
-    /// ends it (whitespace, a line break, an apostrophe, digits, a non-ASCII letter) at the
-    /// text's end.
+    /// ends it (whitespace, a line break, an apostrophe, digits, a non-ASCII character) at
+    /// the text's end.
     #[test]
-    fn short_texts_split_as_the_regex_does(
-        parts in proptest::collection::vec(
-            proptest::prop_oneof![
-                16 => proptest::sample::select(vec![
-                    " ", "  ", "the", "Word", "'s", "'ll", "'", "don", "12", "12345", "(", ".",
-                    "\"", "\n", "\n\n", "\r\n", "\t", " \n", "\n ", "x'", "aB", "/", "\n/",
-                    "camelCase", "0123456789012",
-                ]),
-                1 => proptest::sample::select(vec!["é", "한", "Ж", "\u{a0}", "\u{85}", "ſ", "·"]),
-            ],
-            1..24,
-        )
-    ) {
-        let text: String = parts.concat();
+    fn short_texts_split_as_the_regex_does(text in ascii_texts(1..24)) {
         check(&text);
     }
 }
