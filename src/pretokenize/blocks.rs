@@ -485,9 +485,10 @@ fn block_starts<const O200K: bool, const WIDE: bool>(
         // A word is its capitals then its lower-case letters: a capital after a lower-case
         // letter starts the next word.
         starts |= l & !c.lower & before(c.lower);
-        // `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` ends the word before it: the apostrophe starts
-        // no piece, and letters after the contraction start one. A letter that ends a
-        // contraction ends no word (`Word's's`: `Word's`, `'s`).
+        // `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` ends the word before it: neither the apostrophe
+        // nor the contraction's letters start a piece (a capital after a small letter in
+        // it, `wo'rE`, starts no word), and letters after the contraction start one. A
+        // letter that ends a contraction ends no word (`Word's's`: `Word's`, `'s`).
         let mut apostrophes = c.apostrophes & before(l);
         let mut contracted_to = 0;
         while apostrophes != 0 {
@@ -498,7 +499,7 @@ fn block_starts<const O200K: bool, const WIDE: bool>(
                 0
             };
             if k > 0 {
-                starts &= !(1 << q);
+                starts &= !(below(k as u32) << q);
                 contracted_to = q + k;
                 if q + k < 64 && l >> (q + k) & 1 == 1 {
                     starts |= 1 << (q + k);

@@ -253,6 +253,7 @@ fn ascii_texts(parts: std::ops::Range<usize>) -> impl proptest::strategy::Strate
                 "\n", "\n\n", "\r\n", "\t", "\t\t", "\u{b}", "\u{c}", " \n", "\n ", "\n  ",
                 " (", "x'", "a1b", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij", "0123456789012",
                 "camelCase", "HTMLParser", "aB", "'s's", "/", "\n/", "*/\n/*", "//", " /",
+                "'rE", "'lL", "'vE", "'S",
             ]),
             1 => proptest::sample::select(vec!["é", "한", "Ж", "\u{a0}", "\u{85}", "ſ", "·"]),
         ],
@@ -351,4 +352,20 @@ fn a_contraction_after_a_contraction_in_a_block() {
     assert!(text.len() > 64 + 30);
     check(&text);
     check(&text[20..]);
+}
+
+/// A case the Python property test found: o200k's contraction `(?i:'re)` takes `'rE`,
+/// whose capital after a small letter would otherwise start a word, in a block in the
+/// middle of a text and in a text's last block.
+#[test]
+fn a_capital_inside_a_contraction_in_a_block() {
+    let text = format!(
+        "{}wo'rEx and I'lL{}",
+        "ab ".repeat(10),
+        " text here".repeat(8)
+    );
+    assert!(text.len() > 64 + 40);
+    check(&text);
+    check("'s'rE's12345");
+    check("they'vE and we'lL 1");
 }
