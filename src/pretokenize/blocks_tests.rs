@@ -271,6 +271,25 @@ fn non_ascii_and_short_blocks_are_left_to_the_byte_splitter() {
     }
 }
 
+/// `starts` (of the block at the start of `text`) are the regex's piece starts in the first
+/// 64 bytes, up to the block's last start (the ones it settles).
+fn assert_settled_regex_starts(pattern: &str, text: &str, starts: u64) {
+    let regex = fancy_regex::Regex::new(pattern).unwrap();
+    let mut expected = 0u64;
+    for m in regex.find_iter(text) {
+        let start = m.unwrap().start();
+        if start < 64 {
+            expected |= 1 << start;
+        }
+    }
+    let settled = u64::MAX >> starts.leading_zeros();
+    assert_eq!(
+        starts,
+        expected & settled,
+        "{text:?}: {starts:#b} vs {expected:#b}"
+    );
+}
+
 /// The starts a block gives are the regex's piece boundaries in it (those the block
 /// settles: up to its last start), for both kinds of pattern.
 #[test]
@@ -287,17 +306,8 @@ fn a_block_of_english_gives_the_regex_boundaries() {
             continue;
         }
         let starts = starts.expect("a block of plain ASCII");
-        let regex = fancy_regex::Regex::new(pattern).unwrap();
-        let mut expected = 0u64;
-        for m in regex.find_iter(text) {
-            let start = m.unwrap().start();
-            if start < 64 {
-                expected |= 1 << start;
-            }
-        }
-        let settled = u64::MAX >> starts.leading_zeros();
         assert!(starts.count_ones() > 15, "{starts:#b}");
-        assert_eq!(starts, expected & settled, "{starts:#b} vs {expected:#b}");
+        assert_settled_regex_starts(pattern, text, starts);
     }
 }
 
@@ -342,17 +352,7 @@ fn a_texts_last_block_gives_the_regex_boundaries() {
                 );
                 continue;
             };
-            let regex = fancy_regex::Regex::new(pattern).unwrap();
-            let mut expected = 0u64;
-            for m in regex.find_iter(text) {
-                expected |= 1 << m.unwrap().start();
-            }
-            let settled = u64::MAX >> starts.leading_zeros();
-            assert_eq!(
-                starts,
-                expected & settled,
-                "{text:?}: {starts:#b} vs {expected:#b}"
-            );
+            assert_settled_regex_starts(pattern, text, starts);
             assert_eq!(
                 starts.checked_shr(b.len() as u32).unwrap_or(0),
                 0,

@@ -324,8 +324,8 @@ impl Scan<'_> {
             let to = at + rest.trailing_zeros() as usize;
             debug_assert_eq!(to, P::end(self, from), "block from {at}, piece at {from}");
             // SAFETY: `at <= from < to < min(at + 64, len)`, and `piece_starts` sets starts only
-            // before the block's classes stop (`known`: ASCII bytes and whole Hangul
-            // syllables), so both are character boundaries.
+            // before the block's classes stop (`known`: ASCII bytes and whole characters of
+            // the letters `known_bytes` names), so both are character boundaries.
             sink.piece_at(unsafe { text.get_unchecked(from..to) }, from);
             from = to;
             rest &= rest - 1;
