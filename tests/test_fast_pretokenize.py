@@ -118,6 +118,9 @@ def test_arbitrary_unicode(texts):
 @given(texts=st.lists(fragment_text, min_size=1, max_size=20))
 # Found here: o200k's `(?i:'re)` takes `'rE`, whose capital starts no word (a block put one).
 @example(texts=["'s'rE's12345", "ab " * 10 + "wo'rEx and I'lL" + " text here" * 8])
+# A Hangul syllable is in both of o200k's sets of word letters: a capital after one starts
+# a word or not by what follows (`한A` / `한A한`), in blocks and in last blocks.
+@example(texts=["한국어 " * 12 + "한A한 a한A한 한A 한Ж한 ÀB한 한'S", "대한민국 " * 5 + "한A한 한A"])
 def test_tricky_fragments(texts):
     for name in FAST:
         assert_same(name, texts)

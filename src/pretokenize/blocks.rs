@@ -1,21 +1,21 @@
-//! cl100k's, Llama 3's and o200k's pieces 64 bytes at a time on ASCII, Cyrillic and
-//! accented Latin text, and for cl100k and Llama 3 (which differ only at the end of the
-//! text, which blocks never reach) on Korean text too. The bytes are sorted into classes by
-//! SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON on AArch64), one bit per
-//! byte, and where pieces start is worked out from those bits for the whole block at once:
-//! a piece then costs a bit scan instead of class lookups and a branch per alternative of
-//! the pattern (docs/performance.md#pre-tokenization).
+//! cl100k's, Llama 3's (which differ only at the end of the text) and o200k's pieces 64
+//! bytes at a time on ASCII, Cyrillic, accented Latin and Korean text. The bytes are
+//! sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON on
+//! AArch64), one bit per byte, and where pieces start is worked out from those bits for the
+//! whole block at once: a piece then costs a bit scan instead of class lookups and a
+//! branch per alternative of the pattern (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
 //! The byte after the block is looked at too (whether a run goes on past it). A block ends
 //! early at a character it does not cover: any non-ASCII one but the letters that
-//! `known_bytes` names (two-byte Latin and Cyrillic letters, and for cl100k Hangul
-//! syllables), which are letters whatever surrounds them. What the bits cannot settle
-//! cheaply is left to the byte-at-a-time splitter: text that starts with other characters,
-//! whitespace right before a line break (`\s*[\r\n]` then reaches back over it) and, for
-//! o200k, a `/` right after a line break (`[\r\n/]*` after punctuation). In debug builds
-//! the caller checks every piece of a block against that splitter.
+//! `known_bytes` names (two-byte Latin and Cyrillic letters, Hangul syllables), which are
+//! letters whatever surrounds them. What the bits cannot settle cheaply is left to the
+//! byte-at-a-time splitter: text that starts with other characters, whitespace right
+//! before a line break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/`
+//! right after a line break (`[\r\n/]*` after punctuation) and a capital right after a
+//! Hangul syllable. In debug builds the caller checks every piece of a block against that
+//! splitter.
 
 use super::contraction;
 
@@ -39,6 +39,10 @@ pub(super) struct ClassBits {
     /// o200k only (`CASED`): lower-case letters, and `/`.
     pub lower: u64,
     pub slash: u64,
+    /// o200k only: letters in both of its sets of word letters (Hangul syllables, `Lo`),
+    /// which are in `lower` too: read as small letters, exact unless a capital follows one
+    /// (`block_starts`).
+    pub caseless: u64,
     /// How many bytes from the first the block covers (64: all): ASCII, and whole letters
     /// of the scripts `known_bytes` names, which are in `letters`. The bits from there on
     /// are not used.
@@ -83,6 +87,7 @@ unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<Clas
                 0
             },
             slash: if CASED { eq(b'/') } else { 0 },
+            caseless: known.caseless,
             known: known.len,
         }
     };
@@ -117,18 +122,6 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             _mm_loadu_si128(ptr.add(3)),
         ];
         let high = |k: usize| (_mm_movemask_epi8(v[k]) as u16 as u64) << (16 * k);
-        // o200k takes two-byte letters alone: a lead byte of three or four bytes (`E0` and
-        // up) among the first 32 refuses the block here, before `known_bytes`' masks. ASCII
-        // pays one maximum and one movemask for the test.
-        if CASED {
-            let top = _mm_max_epu8(v[0], v[1]);
-            if _mm_movemask_epi8(top) != 0 {
-                let lead = _mm_cmpeq_epi8(_mm_max_epu8(top, _mm_set1_epi8(0xE0u8 as i8)), top);
-                if _mm_movemask_epi8(lead) != 0 {
-                    return None;
-                }
-            }
-        }
         // A byte is in `lo..=hi` when adding `0x80 - lo` puts it below `0x81 + (hi - lo)`
         // as a signed byte: one add and one signed compare.
         let in_range = |x: __m128i, lo: u8, hi: u8| {
@@ -166,6 +159,7 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             }
         }
         bits.lower |= known.lower;
+        bits.caseless = known.caseless;
         bits
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -207,11 +201,6 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
         ]
     };
     // SAFETY (the compares below): NEON is a baseline feature of the AArch64 targets.
-    // o200k takes two-byte letters alone: a lead byte of three or four bytes (`E0` and up)
-    // among the first 32 refuses the block here, as on SSE2; cl100k asks `known_bytes`.
-    if CASED && unsafe { vmaxvq_u8(vmaxq_u8(v[0], v[1])) } >= 0xE0 {
-        return None;
-    }
     let high = mask(&v, |x| unsafe { vcgeq_u8(x, vdupq_n_u8(0x80)) });
     let in_range = |x: uint8x16_t, lo: u8, hi: u8| unsafe {
         vcleq_u8(vsubq_u8(x, vdupq_n_u8(lo)), vdupq_n_u8(hi - lo))
@@ -239,6 +228,7 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
             0
         },
         slash: if CASED { mask(&v, |x| eq(x, b'/')) } else { 0 },
+        caseless: known.caseless,
         known: known.len,
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -260,8 +250,10 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
 struct Known {
     /// Bytes of whole letters that blocks take (`known_bytes`).
     letters: u64,
-    /// o200k (`CASED`) only: those of them that are lower-case letters.
+    /// o200k (`CASED`) only: those of them that are lower-case letters, or caseless.
     lower: u64,
+    /// o200k only: those of them that are in both of its sets (Hangul syllables).
+    caseless: u64,
     /// How many bytes from the first the block covers (64: all).
     len: u32,
 }
@@ -269,11 +261,11 @@ struct Known {
 /// How much of a block its classes cover, from the bit mask of its non-ASCII bytes (`high`)
 /// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): the
 /// bytes of whole letters of the scripts below, and the length of the prefix of ASCII and
-/// those. cl100k (not `CASED`), which does not tell upper from lower case, takes Hangul
-/// syllables and the two-byte Latin and Cyrillic letters (`two_byte_letters`); o200k only
-/// the letters whose case one compare per range gives (`cased_letters`). `None` when that
-/// prefix is under 32 bytes: text that dense in other characters is left to the byte
-/// splitter whole.
+/// those. Both patterns take Hangul syllables. cl100k (not `CASED`), which does not tell
+/// upper from lower case, takes the two-byte Latin and Cyrillic letters
+/// (`two_byte_letters`); o200k only the ones whose case one compare per range gives
+/// (`cased_letters`), and its syllables are `caseless`. `None` when that prefix is under
+/// 32 bytes: text that dense in other characters is left to the byte splitter whole.
 #[inline(always)]
 fn known_bytes<const CASED: bool>(high: u64, in_range: impl Fn(u8, u8) -> u64) -> Option<Known> {
     if high == 0 {
@@ -283,29 +275,32 @@ fn known_bytes<const CASED: bool>(high: u64, in_range: impl Fn(u8, u8) -> u64) -
         });
     }
     // A lead byte of another character among the first 32 refuses the block before the
-    // letters' other masks are made (text in other scripts meets this at every block).
+    // letters' other masks are made (text in other scripts meets this at every block);
+    // Korean text asks for the two-byte leads only when some other lead is there.
     let mut known = Known::default();
-    if CASED {
-        let two = in_range(0xC3, 0xC3) | in_range(0xD0, 0xD1);
-        if (in_range(0xC0, 0xFF) & !two) as u32 != 0 {
+    let three = in_range(0xEA, 0xED);
+    let others = in_range(0xC0, 0xFF) & !three;
+    if others != 0 {
+        let two = if CASED {
+            in_range(0xC3, 0xC3) | in_range(0xD0, 0xD1)
+        } else {
+            in_range(0xC3, 0xCA) | in_range(0xD0, 0xD3)
+        };
+        if (others & !two) as u32 != 0 {
             return None;
         }
-        if two != 0 {
+        if CASED {
             (known.letters, known.lower) = cased_letters(&in_range);
-        }
-    } else {
-        // Korean text asks for the two-byte leads only when some other lead is there.
-        let three = in_range(0xEA, 0xED);
-        let others = in_range(0xC0, 0xFF) & !three;
-        if others != 0 {
-            let two = in_range(0xC3, 0xCA) | in_range(0xD0, 0xD3);
-            if (others & !two) as u32 != 0 {
-                return None;
-            }
+        } else {
             known.letters = two_byte_letters(two, &in_range);
         }
-        if three != 0 {
-            known.letters |= hangul_syllables(three, &in_range);
+    }
+    if three != 0 {
+        let syllables = hangul_syllables(three, &in_range);
+        known.letters |= syllables;
+        if CASED {
+            known.lower |= syllables;
+            known.caseless = syllables;
         }
     }
     let other = high & !known.letters;
@@ -384,6 +379,7 @@ fn byte_bits(x: u8) -> ClassBits {
         apostrophes: bit(x == b'\''),
         lower: bit(x.is_ascii_lowercase()),
         slash: bit(x == b'/'),
+        caseless: 0,
         known: 1,
     }
 }
@@ -483,8 +479,16 @@ fn block_starts<const O200K: bool, const WIDE: bool>(
     }
     if O200K {
         // A word is its capitals then its lower-case letters: a capital after a lower-case
-        // letter starts the next word.
-        starts |= l & !c.lower & before(c.lower);
+        // letter starts the next word. A caseless letter (`Lo`) is in both sets: read as a
+        // small letter it gives the regex's pieces (a word is then capitals, then small and
+        // caseless letters) unless a capital follows it, where whether a word starts
+        // depends on the letters after (`한A` then `A`, but `한A한` is one word): such a
+        // block is left to the byte splitter.
+        let capitals = l & !c.lower;
+        if before(c.caseless) & capitals & settled != 0 {
+            return None;
+        }
+        starts |= capitals & before(c.lower);
         // `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` ends the word before it: neither the apostrophe
         // nor the contraction's letters start a piece (a capital after a small letter in
         // it, `wo'rE`, starts no word), and letters after the contraction start one. A

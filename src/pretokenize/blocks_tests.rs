@@ -8,7 +8,7 @@ use super::*;
 const CLASSIFIES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// The bits of a block's classes that count (below `known`), and `known`.
-fn used(c: Option<ClassBits>) -> Option<[u64; 10]> {
+fn used(c: Option<ClassBits>) -> Option<[u64; 11]> {
     c.map(|c| {
         let m = below(c.known);
         [
@@ -21,6 +21,7 @@ fn used(c: Option<ClassBits>) -> Option<[u64; 10]> {
             c.apostrophes & m,
             c.lower & m,
             c.slash & m,
+            c.caseless & m,
             c.known as u64,
         ]
     })
@@ -129,12 +130,13 @@ fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
     }
 }
 
-/// Whether blocks take `c` for a letter: for cl100k Hangul syllables, two-byte Latin and
-/// IPA letters but `×` and `÷`, Cyrillic but `҂` and its combining marks; for o200k
+/// Whether blocks take `c` for a letter: Hangul syllables, and for cl100k two-byte Latin
+/// and IPA letters but `×` and `÷`, Cyrillic but `҂` and its combining marks; for o200k
 /// (`CASED`) Latin-1's letters and the Cyrillic U+0400 to U+045F.
 fn block_letter<const CASED: bool>(c: char) -> bool {
     if CASED {
-        return matches!(c, 'À'..='ÿ' | '\u{400}'..='\u{45F}') && !matches!(c, '×' | '÷');
+        return matches!(c, '\u{AC00}'..='\u{D7A3}' | 'À'..='ÿ' | '\u{400}'..='\u{45F}')
+            && !matches!(c, '×' | '÷');
     }
     matches!(c, '\u{AC00}'..='\u{D7A3}' | '\u{C0}'..='\u{2BF}' | '\u{400}'..='\u{4FF}')
         && !matches!(c, '×' | '÷' | '\u{482}'..='\u{489}')
@@ -142,11 +144,11 @@ fn block_letter<const CASED: bool>(c: char) -> bool {
 
 /// A block's classes worked out a character at a time, as `class_bits` must give them:
 /// ASCII bytes by `byte_bits`, and the characters of `block_letter` wholly in the block as
-/// letters, for o200k lower-case ones as `lower` too (checked against the class table);
-/// the block is known up to the first other character, and `None` when that is under 32
-/// bytes.
-fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]> {
-    let mut out = [0u64; 10];
+/// letters, for o200k lower-case ones as `lower` too, and the ones in both of its sets as
+/// `lower` and `caseless` (checked against the class table); the block is known up to the
+/// first other character, and `None` when that is under 32 bytes.
+fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 11]> {
+    let mut out = [0u64; 11];
     let mut i = 0;
     while i < 64 {
         if block[i].is_ascii() {
@@ -186,19 +188,18 @@ fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 10]>
         let bits = ((1 << len) - 1) << i;
         out[0] |= bits;
         if CASED {
-            // o200k's sets of capitals and of the rest: in exactly one.
-            assert_eq!(
-                (class & UPPER != 0) as u8 + (class & LOWER != 0) as u8,
-                1,
-                "{c}"
-            );
+            // o200k's sets of capitals and of the rest: in one, or both (Hangul, `Lo`).
+            assert_ne!(class & (UPPER | LOWER), 0, "{c}");
             if class & LOWER != 0 {
                 out[7] |= bits;
+            }
+            if class & UPPER != 0 && class & LOWER != 0 {
+                out[9] |= bits;
             }
         }
         i += len;
     }
-    out[9] = i as u64;
+    out[10] = i as u64;
     (i >= 32).then_some(out)
 }
 
@@ -256,18 +257,22 @@ fn non_ascii_and_short_blocks_are_left_to_the_byte_splitter() {
             [Some(1 | 1 << 21), Some(1 | 1 << 21 | 1 << 42)]
         );
         text[40..44].copy_from_slice(b"aaaa");
-        // cl100k takes a Hangul syllable as a letter (`aa한aa` is one word); o200k's block
-        // ends there, so a space before it may lead a word it cannot see.
+        // Both take a Hangul syllable as a letter (`aa한aa` is one word, `aa 한aa` two).
         text[40..43].copy_from_slice("한".as_bytes());
         assert_eq!(starts(&text), [Some(1 | 1 << 21); 2]);
         text[39] = b' ';
-        assert_eq!(
-            starts(&text),
-            [Some(1 | 1 << 21 | 1 << 39), Some(1 | 1 << 21)]
-        );
+        assert_eq!(starts(&text), [Some(1 | 1 << 21 | 1 << 39); 2]);
+        // o200k leaves a capital right after a syllable to the byte splitter (`한A` ends a
+        // word before `A`, `한A한` does not); a capital before one is a word's first letter.
+        text[43] = b'A';
+        assert_eq!(starts(&text), [Some(1 | 1 << 21 | 1 << 39), None]);
+        text[43] = b'a';
+        text[40] = b'A';
+        text[41..44].copy_from_slice("한".as_bytes());
+        assert_eq!(starts(&text), [Some(1 | 1 << 21 | 1 << 39); 2]);
         // A syllable that the block's end cuts ends the block before it.
         text[62..65].copy_from_slice("한".as_bytes());
-        assert_eq!(starts(&text)[0], Some(1 | 1 << 21 | 1 << 39));
+        assert_eq!(starts(&text), [Some(1 | 1 << 21 | 1 << 39); 2]);
     }
 }
 

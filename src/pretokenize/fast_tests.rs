@@ -310,13 +310,14 @@ fn script_texts(
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
 
-    /// Korean: Hangul syllables. In a debug build each piece of a block is also checked
-    /// against the byte-at-a-time splitter.
+    /// Korean: Hangul syllables, with capitals before and after them (for o200k a syllable
+    /// is in both sets of word letters). In a debug build each piece of a block is also
+    /// checked against the byte-at-a-time splitter.
     #[test]
     fn long_korean_texts_split_as_the_regex_does(
         text in script_texts(
             &["한국어", "대한민국", "가", "힣", "의", "을", "\u{AC00}\u{D7A3}", "다.", "'한", "한'",
-              "한1", "1한"],
+              "한1", "1한", "한A", "A한", "한A한", "한Ж", "한É", "ÀB한", "한'S", "한'Re", "Ж"],
             &["\u{ABFF}", "\u{ABF0}", "\u{A000}", "\u{D7A4}", "\u{D7B0}", "\u{D7FF}", "\u{3000}",
               "\u{A0}", "”", "·", "é", "😀", "\u{1100}", "\u{3131}"],
         )
