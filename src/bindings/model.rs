@@ -13,7 +13,7 @@ use super::pool::helpers_for;
 use super::specials::Specials;
 use super::texts::{encode_arriving, Texts};
 use crate::formats::{sentencepiece, tiktoken};
-use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
+use crate::pipeline::{give_back, Runs, SpecialMatcher, Tokenizer};
 use crate::threads::{team_size, Helpers};
 use std::sync::mpsc::TryRecvError;
 
@@ -396,6 +396,7 @@ impl PyModel {
                 Ok((ids, ends)) => {
                     self.set_lists(py, &list, runs.first(part), &ids, &ends)?;
                     filled += ends.len();
+                    give_back(ids);
                 }
                 // The earliest text's error, whichever run finished first.
                 Err(e) => {

@@ -8,7 +8,7 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use super::batch::{join_runs, lock};
+use super::batch::{join_runs, lock, run_buffer};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::{Error, Result};
@@ -164,7 +164,7 @@ impl<'t> Arriving<'t> {
             .into_iter()
             .map(|(_, encoded)| encoded)
             .collect::<Result<Vec<_>>>()?;
-        Ok(join_runs(&parts, texts, helpers))
+        Ok(join_runs(parts, texts, helpers))
     }
 }
 
@@ -247,7 +247,7 @@ impl Tokenizer {
             let (first, texts) = arriving.run(part);
             let mut ends = Vec::with_capacity(texts.len());
             let encoded = self
-                .encode_run_into(first, texts, specials, forbidden, &mut ends)
+                .encode_run_into(first, texts, specials, forbidden, &mut ends, run_buffer())
                 .map(|ids| (ids, ends));
             mine.push((part, encoded));
         }

@@ -46,16 +46,18 @@ impl Tokenizer {
             // One run straight into the result: nothing to join.
             let mut offsets = Vec::with_capacity(texts.len() + 1);
             offsets.push(0);
-            let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets)?;
+            let ids =
+                self.encode_run_into(0, texts, specials, forbidden, &mut offsets, Vec::new())?;
             return Ok((ids, offsets));
         }
         let parts = runs.each(helpers, |part| {
             self.encode_part(&runs, part, specials, forbidden)
         })?;
-        Ok(join_runs(&parts, texts.len(), helpers))
+        Ok(join_runs(parts, texts.len(), helpers))
     }
 
-    /// Run `part` of `runs`: its ids and where each of its texts' ids end.
+    /// Run `part` of `runs`: its ids (in a spare buffer, `run_buffer`) and where each of its
+    /// texts' ids end.
     pub fn encode_part(
         &self,
         runs: &Runs<'_, '_>,
@@ -65,12 +67,15 @@ impl Tokenizer {
     ) -> Result<(Vec<u32>, Vec<u64>)> {
         let texts = runs.texts(part);
         let mut ends = Vec::with_capacity(texts.len());
-        let ids = self.encode_run_into(runs.first(part), texts, specials, forbidden, &mut ends)?;
+        let first = runs.first(part);
+        let ids =
+            self.encode_run_into(first, texts, specials, forbidden, &mut ends, run_buffer())?;
         Ok((ids, ends))
     }
 
-    /// Texts `first..` of a batch into one buffer of ids, pushing where each text's ids end
-    /// onto `ends`. The thread's cache is taken once for the run, not once a text.
+    /// Texts `first..` of a batch into `ids` (empty; its capacity is used), pushing where
+    /// each text's ids end onto `ends`. The thread's cache is taken once for the run, not
+    /// once a text.
     pub(super) fn encode_run_into(
         &self,
         first: usize,
@@ -78,9 +83,9 @@ impl Tokenizer {
         specials: Option<&SpecialMatcher>,
         forbidden: Option<&SpecialMatcher>,
         ends: &mut Vec<u64>,
+        mut ids: Vec<u32>,
     ) -> Result<Vec<u32>> {
         let ends_before = ends.len();
-        let mut ids = Vec::new();
         PieceCache::with(self.cache_owner, |cache| {
             if specials.is_none() && self.config.normalizer.is_identity() {
                 if self.encode_run_queued(texts, forbidden, &mut ids, ends, cache) {
@@ -250,12 +255,58 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
     }
 }
 
+/// Buffers for runs' ids, kept from one batch for the next: a batch's runs otherwise write
+/// their ids to fresh memory at every call, and the kernel's page faults were an eighth of
+/// a large batch's time (docs/performance.md#batches-run-buffers-kept).
+pub(super) struct SpareBuffers {
+    buffers: Mutex<Vec<Vec<u32>>>,
+    /// The most ids of capacity kept in all.
+    max_ids: usize,
+}
+
+impl SpareBuffers {
+    pub(super) const fn new(max_ids: usize) -> Self {
+        SpareBuffers {
+            buffers: Mutex::new(Vec::new()),
+            max_ids,
+        }
+    }
+
+    /// An empty buffer: a kept one if there is one.
+    pub(super) fn take(&self) -> Vec<u32> {
+        lock(&self.buffers).pop().unwrap_or_default()
+    }
+
+    /// Keeps `ids`' memory for a later `take`, emptied, if that stays within `max_ids`.
+    pub(super) fn give(&self, mut ids: Vec<u32>) {
+        ids.clear();
+        let mut buffers = lock(&self.buffers);
+        let kept: usize = buffers.iter().map(Vec::capacity).sum();
+        if kept + ids.capacity() <= self.max_ids {
+            buffers.push(ids);
+        }
+    }
+}
+
+/// The process's spare run buffers, shared by its threads: at most 64 MiB.
+static SPARE: SpareBuffers = SpareBuffers::new(16 << 20);
+
+/// An empty buffer for a run's ids (`SPARE`).
+pub(super) fn run_buffer() -> Vec<u32> {
+    SPARE.take()
+}
+
+/// Keeps a run's buffer for a later run once its ids are copied out (`SPARE`).
+pub fn give_back(ids: Vec<u32>) {
+    SPARE.give(ids);
+}
+
 /// The runs' ids as one flat list and the offsets where each of the `texts` texts' ids
-/// start (one more than the texts, the last being the total). The runs are joined by the
-/// team too: copying tens of megabytes of ids into fresh pages is a few percent of a
-/// batch, serial if done by one thread.
+/// start (one more than the texts, the last being the total); the runs' buffers are given
+/// back. The runs are joined by the team too: copying tens of megabytes of ids into fresh
+/// pages is a few percent of a batch, serial if done by one thread.
 pub(super) fn join_runs(
-    parts: &[(Vec<u32>, Vec<u64>)],
+    parts: Vec<(Vec<u32>, Vec<u64>)>,
     texts: usize,
     helpers: Option<&crate::threads::Helpers>,
 ) -> (Vec<u32>, Vec<u64>) {
@@ -265,7 +316,7 @@ pub(super) fn join_runs(
     let mut slots = Vec::with_capacity(parts.len());
     let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
     let mut base = 0u64;
-    for (ids, ends) in parts {
+    for (ids, ends) in &parts {
         let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
         let (ends_slot, ends_rest) = ends_left.split_at_mut(ends.len());
         slots.push((ids_slot, ends_slot, base, ids, ends));
@@ -286,6 +337,7 @@ pub(super) fn join_runs(
     } else {
         join();
     }
+    parts.into_iter().for_each(|(ids, _)| give_back(ids));
     (flat, offsets)
 }
 

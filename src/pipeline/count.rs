@@ -2,7 +2,7 @@
 //! text's ids go into one reused buffer, a batch's into one buffer a slice of texts, so a
 //! count costs an encode and nothing else.
 
-use super::batch::Runs;
+use super::batch::{give_back, run_buffer, Runs};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::Result;
@@ -49,10 +49,12 @@ impl Tokenizer {
         let counts = runs.each(helpers, |part| {
             let mut counts = Vec::with_capacity(runs.texts(part).len());
             let mut ends = Vec::new();
+            let mut ids = run_buffer();
             let mut first = runs.first(part);
             for slice in runs.texts(part).chunks(COUNT_TEXTS) {
                 ends.clear();
-                self.encode_run_into(first, slice, specials, forbidden, &mut ends)?;
+                ids.clear();
+                ids = self.encode_run_into(first, slice, specials, forbidden, &mut ends, ids)?;
                 let mut start = 0;
                 counts.extend(ends.iter().map(|&end| {
                     let count = (end - start) as usize;
@@ -61,6 +63,7 @@ impl Tokenizer {
                 }));
                 first += slice.len();
             }
+            give_back(ids);
             Ok(counts)
         })?;
         Ok(counts.concat())

@@ -41,7 +41,7 @@ use crate::vocab::{Ranks, TokenBytes, TokenNames};
 use cache::{new_owner, PieceIds};
 
 pub use arriving::Arriving;
-pub use batch::{Runs, PARALLEL_MIN_BYTES};
+pub use batch::{give_back, Runs, PARALLEL_MIN_BYTES};
 pub use specials::SpecialMatcher;
 
 #[derive(Debug, Clone)]
