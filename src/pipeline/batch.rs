@@ -257,7 +257,7 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
 
 /// Buffers for runs' ids, kept from one batch for the next: a batch's runs otherwise write
 /// their ids to fresh memory at every call, and the kernel's page faults were an eighth of
-/// a large batch's time (docs/performance.md#batches-run-buffers-kept).
+/// a large batch's time (docs/performance.md#batches-run-buffers-kept-2026-11-29).
 pub(super) struct SpareBuffers {
     buffers: Mutex<Vec<Vec<u32>>>,
     /// The most ids of capacity kept in all.
