@@ -174,6 +174,16 @@ fn ab_texts(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// `texts` as one batch on `pool`, each text's ids checked against its own encoding.
+fn check_batch(t: &Tokenizer, texts: &[&str], pool: Option<&crate::threads::Helpers>, what: &str) {
+    let (flat, offsets) = t.encode_batch_flat(texts, None, None, pool).unwrap();
+    assert_eq!(offsets.len(), texts.len() + 1);
+    for (i, text) in texts.iter().enumerate() {
+        let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
+        assert_eq!(ids, t.encode(text, None).unwrap(), "{what}, text {i}");
+    }
+}
+
 #[test]
 fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
     let (t, specials) = ab_model();
@@ -184,18 +194,7 @@ fn a_batch_on_several_threads_gives_each_text_its_ids_in_order() {
     assert!(bytes >= batch::PARALLEL_MIN_BYTES);
     for threads in [1, 2, 3] {
         let pool = helpers(threads);
-        let (flat, offsets) = t
-            .encode_batch_flat(&refs, None, None, pool.as_ref())
-            .unwrap();
-        assert_eq!(offsets.len(), refs.len() + 1);
-        for (i, text) in refs.iter().enumerate() {
-            let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
-            assert_eq!(
-                ids,
-                t.encode(text, None).unwrap(),
-                "text {i}, {threads} threads"
-            );
-        }
+        check_batch(&t, &refs, pool.as_ref(), &format!("{threads} threads"));
         // A forbidden special token in two texts: the error names the first.
         let matcher = SpecialMatcher::new(&specials).unwrap().unwrap();
         let mut bad = refs.clone();
@@ -418,16 +417,6 @@ fn batches_after_batches_give_their_own_ids() {
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         assert!(refs.iter().map(|t| t.len()).sum::<usize>() >= batch::PARALLEL_MIN_BYTES);
-        let (flat, offsets) = t
-            .encode_batch_flat(&refs, None, None, pool.as_ref())
-            .unwrap();
-        for (i, text) in refs.iter().enumerate() {
-            let ids = &flat[offsets[i] as usize..offsets[i + 1] as usize];
-            assert_eq!(
-                ids,
-                t.encode(text, None).unwrap(),
-                "round {round}, text {i}"
-            );
-        }
+        check_batch(&t, &refs, pool.as_ref(), &format!("round {round}"));
     }
 }
