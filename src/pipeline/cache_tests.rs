@@ -165,3 +165,98 @@ fn another_owner_starts_empty() {
         assert!(!cache.extend_with(b"hello", &mut Vec::new()));
     });
 }
+
+/// Fills a cache with `old` pieces `old_0..`, then puts `new` pieces `new_0..` in, as a
+/// change of text does; returns the size of the table before the new ones.
+fn old_then_new(cache: &mut PieceCache, old: usize, new: usize) -> usize {
+    for i in 0..old {
+        cache.insert(format!("old_{i}").as_bytes(), &[i as u32]);
+    }
+    let slots = cache.slots.len();
+    for i in 0..new {
+        cache.insert(format!("new_{i}").as_bytes(), &[i as u32, 1]);
+    }
+    slots
+}
+
+#[test]
+fn a_large_table_sheds_the_pieces_of_the_old_text() {
+    PieceCache::with(new_owner(), |cache| {
+        let (old, new) = (100_000, 20_000);
+        let slots = old_then_new(cache, old, new);
+        assert!(slots > SMALL_SLOTS && cache.slots.len() == slots);
+        // An eighth of the pieces are new: the end of a call starts an epoch of marking.
+        assert!(!cache.marking());
+        cache.looked_up(old + new);
+        assert!(cache.marking());
+        // Only the new text is met until the epoch ends (lookups mark as `find::<true>`).
+        let mut out = Vec::new();
+        let mut looked = 0;
+        while looked < EPOCH_LOOKUPS * slots {
+            for i in 0..new {
+                out.clear();
+                assert!(cache.extend_with(format!("new_{i}").as_bytes(), &mut out));
+                assert_eq!(out, [i as u32, 1]);
+            }
+            looked += new;
+            cache.looked_up(new);
+        }
+        assert!(!cache.marking());
+        assert_eq!(cache.len, new);
+        assert!(cache.slots.len() <= SMALL_SLOTS, "{}", cache.slots.len());
+        for i in 0..new {
+            out.clear();
+            assert!(cache.extend_with(format!("new_{i}").as_bytes(), &mut out));
+            assert_eq!(out, [i as u32, 1]);
+        }
+        assert!(!cache.extend_with(b"old_0", &mut out));
+        assert!(!cache.extend_with(format!("old_{}", old - 1).as_bytes(), &mut out));
+    });
+}
+
+#[test]
+fn a_table_whose_pieces_stay_in_use_is_kept_whole() {
+    PieceCache::with(new_owner(), |cache| {
+        let (old, new) = (100_000, 20_000);
+        let slots = old_then_new(cache, old, new);
+        cache.looked_up(old + new);
+        assert!(cache.marking());
+        // Only old pieces are met, but a quarter of all (30,000) and more.
+        let met = (old + new) / 4 + 1;
+        let mut looked = 0;
+        while looked < EPOCH_LOOKUPS * slots {
+            for i in 0..met {
+                assert!(cache.extend_with(format!("old_{i}").as_bytes(), &mut Vec::new()));
+            }
+            looked += met;
+            cache.looked_up(met);
+        }
+        assert!(!cache.marking());
+        assert_eq!((cache.len, cache.slots.len()), (old + new, slots));
+        // Without new pieces, no more epochs: lookups are not marked.
+        cache.looked_up(EPOCH_LOOKUPS * slots);
+        cache.looked_up(1);
+        assert!(!cache.marking());
+    });
+}
+
+#[test]
+fn a_table_that_grows_or_is_small_is_not_judged() {
+    PieceCache::with(new_owner(), |cache| {
+        // Small: new pieces start no epoch.
+        old_then_new(cache, 1_000, 1_000);
+        cache.looked_up(2_000);
+        assert!(!cache.marking());
+        // Large, then grown during an epoch: the marks are dropped with the old slots.
+        let slots = old_then_new(cache, 70_000, 6_000);
+        assert!(slots > SMALL_SLOTS);
+        cache.looked_up(1);
+        assert!(cache.marking());
+        for i in 0..70_000 {
+            cache.insert(format!("more_{i}").as_bytes(), &[1]);
+        }
+        assert!(cache.slots.len() > slots && !cache.marking());
+        cache.looked_up(EPOCH_LOOKUPS * cache.slots.len());
+        assert_eq!(cache.len, 1_000 + 1_000 + 70_000 + 6_000 + 70_000);
+    });
+}
