@@ -19,12 +19,6 @@
 //! thread-local access per call, not per piece), and tied to one model: a call with
 //! another model empties it. It holds at most `MAX_PIECES` pieces; when full it starts
 //! over, so memory stays bounded and the cache follows the text being encoded.
-//!
-//! A large table also sheds pieces no longer met. Once an eighth of its pieces are new
-//! (the text changed), lookups mark the slots they find for an epoch of `EPOCH_LOOKUPS`
-//! lookups per slot; if the pieces met are under a quarter of those held, the table is
-//! rebuilt with only those. Korean after English is then looked up in a table its own
-//! size, not scattered among the English pieces (docs/performance.md#cache).
 
 use std::cell::RefCell;
 use std::hash::Hasher;
@@ -48,11 +42,6 @@ pub const MAX_PIECE_BYTES: usize = 1024;
 pub const KEPT_AT_ONCE_BYTES: usize = 128;
 /// Hashes of long pieces met once, direct-mapped (8 KiB).
 const SEEN_SLOTS: usize = 1 << 10;
-/// An epoch of marking (and a window counting new pieces) lasts this many lookups per slot
-/// of the table: long enough that a piece still in use is met again within it, short
-/// enough that a table left over from other text is rebuilt within a few calls on the new
-/// text. It ends with the call it ends in: a call on a whole large file is one epoch.
-const EPOCH_LOOKUPS: usize = 8;
 /// Slots when the cache is first used; doubled while more than half full.
 const INITIAL_SLOTS: usize = 1 << 12;
 /// Up to this many slots (4 MiB) the table is near enough to the core for lookups without
@@ -152,12 +141,6 @@ pub struct PieceCache {
     seen: Vec<u64>,
     /// How the encoder looks pieces up while the table is large (`encode.rs`).
     pub(super) lookups: LookupChoice,
-    /// During an epoch of marking, a bit per slot: its piece was met (found or put) in it;
-    /// else empty. Pieces looked up and put since the epoch or window began
-    /// (`looked_up`).
-    marks: Vec<u64>,
-    looked: usize,
-    inserted: usize,
 }
 
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
@@ -296,9 +279,6 @@ impl PieceCache {
             bytes: Vec::new(),
             seen: Vec::new(),
             lookups: LookupChoice::FIRST,
-            marks: Vec::new(),
-            looked: 0,
-            inserted: 0,
         }
     }
 
@@ -308,68 +288,6 @@ impl PieceCache {
         self.ids.clear();
         self.bytes.clear();
         self.seen.clear();
-        self.marks = Vec::new();
-        self.looked = 0;
-        self.inserted = 0;
-    }
-
-    /// Counts `pieces` looked up (at the end of an encoding). A window of `EPOCH_LOOKUPS`
-    /// lookups per slot in which a large table took in an eighth of its pieces anew starts
-    /// an epoch of marking; at the end of that epoch the table is rebuilt with only the
-    /// pieces met in it if they are under a quarter of those it holds.
-    pub(super) fn looked_up(&mut self, pieces: usize) {
-        self.looked += pieces;
-        let over = self.looked >= EPOCH_LOOKUPS * self.slots.len();
-        if !self.marks.is_empty() {
-            if over {
-                let live: usize = self.marks.iter().map(|m| m.count_ones() as usize).sum();
-                // Pieces put during the epoch stay counted: if the text changed near its
-                // end, the next window judges again.
-                if 4 * live < self.len {
-                    self.keep_marked(live);
-                    self.inserted = 0;
-                }
-                self.marks = Vec::new();
-                self.looked = 0;
-            }
-        } else if !self.is_small() && 8 * self.inserted >= self.len {
-            self.marks = vec![0; self.slots.len() / 64];
-            self.looked = 0;
-            self.inserted = 0;
-        } else if over {
-            self.looked = 0;
-            self.inserted = 0;
-        }
-    }
-
-    /// Rebuilds the table with only its `live` marked pieces, in a table their size.
-    fn keep_marked(&mut self, live: usize) {
-        let size = (2 * (live + 1)).next_power_of_two().max(INITIAL_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
-        let marks = std::mem::take(&mut self.marks);
-        self.len = 0;
-        for (at, slot) in old.into_iter().enumerate() {
-            if slot.key != 0 && marks[at / 64] >> (at % 64) & 1 != 0 {
-                self.place(slot);
-                self.len += 1;
-            }
-        }
-    }
-
-    /// Whether lookups should mark the slots they find (`find::<true>`): an epoch of
-    /// marking is on. Marking every lookup cost 6% on English, and even the test for it
-    /// 2-4%: the encoder looks up through marking code only while this holds.
-    #[inline]
-    pub fn marking(&self) -> bool {
-        !self.marks.is_empty()
-    }
-
-    /// Notes the slot at `at` as met in this epoch (nothing outside one: no marks).
-    #[inline(always)]
-    fn mark(&mut self, at: usize) {
-        if let Some(bits) = self.marks.get_mut(at / 64) {
-            *bits |= 1 << (at % 64);
-        }
     }
 
     /// Whether a piece keyed `key` was met before (then forgotten), else notes it. Two
@@ -412,8 +330,8 @@ impl PieceCache {
 
     /// Appends the cached ids of `piece` to `out`; false if it is not cached.
     #[inline]
-    pub fn extend_with(&mut self, piece: &[u8], out: &mut Vec<u32>) -> bool {
-        match self.find::<true>(key_of(piece), piece) {
+    pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
+        match self.find(key_of(piece), piece) {
             Some(ids) => {
                 out.extend_from_slice(ids);
                 true
@@ -424,7 +342,7 @@ impl PieceCache {
 
     /// The cached ids of `piece`, whose key is `key` (`key_of(piece)`).
     #[inline(always)]
-    pub fn find<const MARKED: bool>(&mut self, key: u64, piece: &[u8]) -> Option<&[u32]> {
+    pub fn find(&self, key: u64, piece: &[u8]) -> Option<&[u32]> {
         if self.slots.is_empty() {
             return None;
         }
@@ -436,18 +354,13 @@ impl PieceCache {
                 return None;
             }
             if slot.key == key && self.same_piece(slot, piece) {
-                break;
+                return Some(match slot.key & MARK {
+                    MEDIUM | LONG => self.slot_ids(slot),
+                    _ => self.short_ids(slot),
+                });
             }
             at = (at + 1) & mask;
         }
-        if MARKED {
-            self.mark(at);
-        }
-        let slot = self.slots.get(at)?;
-        Some(match slot.key & MARK {
-            MEDIUM | LONG => self.slot_ids(slot),
-            _ => self.short_ids(slot),
-        })
     }
 
     /// The slot of the short piece whose key is `key` (`short_key`), for the encoder's
@@ -456,7 +369,7 @@ impl PieceCache {
     /// branch on the kind of piece). The probe loop is `find`'s written out: one shared
     /// through a closure measured 4-8% slower (docs/performance.md#cache).
     #[inline(always)]
-    pub fn find_short<const MARKED: bool>(&mut self, key: u64) -> Option<ShortIds<'_>> {
+    pub fn find_short(&self, key: u64) -> Option<ShortIds<'_>> {
         // An empty table's mask is all ones and its first probe finds no slot: no test of
         // its own (the bounds check is needed anyway).
         let mask = self.slots.len().wrapping_sub(1);
@@ -464,18 +377,13 @@ impl PieceCache {
         loop {
             let slot = self.slots.get(at)?;
             if slot.key == key {
-                break;
+                return Some(ShortIds { cache: self, slot });
             }
             if slot.key == 0 {
                 return None;
             }
             at = (at + 1) & mask;
         }
-        if MARKED {
-            self.mark(at);
-        }
-        let slot = self.slots.get(at)?;
-        Some(ShortIds { cache: self, slot })
     }
 
     /// A short piece's ids: in its slot, or in the arena.
@@ -548,7 +456,6 @@ impl PieceCache {
             key,
             ..Slot::default()
         };
-        self.inserted += 1;
         match key & MARK {
             MEDIUM => {
                 slot.text = piece.len() as u32;
@@ -582,7 +489,6 @@ impl PieceCache {
         self.len += 1;
     }
 
-    /// Puts `slot` in the table (marked, during an epoch).
     fn place(&mut self, slot: Slot) {
         let mask = self.slots.len() - 1;
         let mut at = Self::slot_of(slot.key, mask);
@@ -590,14 +496,11 @@ impl PieceCache {
             at = (at + 1) & mask;
         }
         self.slots[at] = slot;
-        self.mark(at);
     }
 
     fn grow(&mut self) {
         let doubled = vec![Slot::default(); 2 * self.slots.len()];
         let old = std::mem::replace(&mut self.slots, doubled);
-        // The slots move: an epoch of marking ends unjudged.
-        self.marks = Vec::new();
         for slot in old.into_iter().filter(|s| s.key != 0) {
             self.place(slot);
         }

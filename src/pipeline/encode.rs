@@ -268,14 +268,8 @@ pub(super) struct PieceEncoder<'a, 't, E: Ends> {
     /// instruction where a count and a remainder cost five).
     checked: usize,
     left: usize,
-    /// Looking up each piece as it is found, inlined into the splitting loop; never after
-    /// an error, nor while the cache is marking.
+    /// Looking up each piece as it is found, with no queue; never after an error.
     direct: bool,
-    /// Otherwise, out of that loop: through the prefetch queue, or each piece as it is
-    /// found. Always the queue after an error.
-    through_queue: bool,
-    /// The cache is marking the slots it finds (`PieceCache::marking`).
-    marking: bool,
     trial: Trial,
     /// The first error; later pieces are skipped.
     failure: Option<Error>,
@@ -304,9 +298,7 @@ impl<'a, 't, E: Ends> PieceEncoder<'a, 't, E> {
         cache: &'a mut PieceCache,
         ends: E,
     ) -> Self {
-        let marking = cache.marking();
-        let through_queue = !cache.is_small() && cache.lookups.queue;
-        let direct = !through_queue && !marking;
+        let direct = cache.is_small() || !cache.lookups.queue;
         PieceEncoder {
             tokenizer,
             text,
@@ -319,8 +311,6 @@ impl<'a, 't, E: Ends> PieceEncoder<'a, 't, E> {
             checked: 0,
             left: RECHECK,
             direct,
-            through_queue,
-            marking,
             trial: Trial::Off,
             failure: None,
             ends,
@@ -344,8 +334,8 @@ impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
         if self.direct {
             // Short pieces (most of them) take their own path, decided once per piece.
             match cache::short_key_in(self.text.as_bytes(), start, piece.len()) {
-                Some(key) => self.lookup_short::<false>(piece, key),
-                None => self.lookup::<false>(piece, cache::key_of(piece.as_bytes())),
+                Some(key) => self.lookup_short(piece, key),
+                None => self.lookup(piece, cache::key_of(piece.as_bytes())),
             }
             self.ends.looked_up(self.out.len);
             return;
@@ -356,16 +346,11 @@ impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
 
 impl<'t, E: Ends> PieceEncoder<'_, 't, E> {
     /// A piece found while the table is large: its slot prefetched, the piece queued, and
-    /// the oldest queued piece looked up; or, while the cache is marking and the queue is
-    /// not used, looked up at once. Out of the splitting loop: inlined there, it made the
-    /// direct path slower (docs/performance.md#the-queue-short-pieces-path-one-index-this-round).
+    /// the oldest queued piece looked up. Out of the splitting loop: inlined there, it made
+    /// the direct path slower (docs/performance.md#the-queue-short-pieces-path-one-index-this-round).
     #[inline(never)]
     fn queue_piece(&mut self, piece: &'t str, start: usize) {
         let key = cache::key_in(self.text.as_bytes(), start, piece.len());
-        if !self.through_queue {
-            self.lookup_queued(piece, key);
-            return;
-        }
         self.cache.prefetch(key);
         // The oldest piece's place takes the new one: no head or count to keep apart.
         let (oldest, oldest_key) =
@@ -381,8 +366,8 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// A short piece: its slot's ids are copied whole and `n` of them kept, so the number
     /// of ids costs no branch.
     #[inline(always)]
-    fn lookup_short<const MARKED: bool>(&mut self, piece: &str, key: u64) {
-        match self.cache.find_short::<MARKED>(key) {
+    fn lookup_short(&mut self, piece: &str, key: u64) {
+        match self.cache.find_short(key) {
             Some(found) => {
                 let (ids, n) = found.inline();
                 if n.wrapping_sub(1) < INLINE_IDS {
@@ -396,8 +381,8 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     }
 
     #[inline(always)]
-    fn lookup<const MARKED: bool>(&mut self, piece: &str, key: u64) {
-        match self.cache.find::<MARKED>(key, piece.as_bytes()) {
+    fn lookup(&mut self, piece: &str, key: u64) {
+        match self.cache.find(key, piece.as_bytes()) {
             Some(&[id]) => self.out.push(id),
             Some(ids) => self.out.extend(ids),
             None => self.uncached(piece),
@@ -416,27 +401,19 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
             self.failure = Some(err);
             // Later pieces are skipped, which only the queue's path checks for.
             self.direct = false;
-            self.through_queue = true;
         }
     }
 
-    /// A piece taken out of the queue, or looked up out of the splitting loop while the
-    /// cache is marking. Short pieces take their own path here too: once the table is
-    /// large, these lookups are most of the pieces.
+    /// A piece taken out of the queue. Short pieces take their own path here too: once the
+    /// table is large, the queue's lookups are most of the pieces.
     #[inline(always)]
     fn lookup_queued(&mut self, piece: &str, key: u64) {
         if self.failure.is_some() {
             // After an error the pieces are skipped (the direct path is never taken then).
         } else if cache::is_short_key(key) {
-            if self.marking {
-                self.lookup_short::<true>(piece, key);
-            } else {
-                self.lookup_short::<false>(piece, key);
-            }
-        } else if self.marking {
-            self.lookup::<true>(piece, key);
+            self.lookup_short(piece, key);
         } else {
-            self.lookup::<false>(piece, key);
+            self.lookup(piece, key);
         }
         self.ends.looked_up(self.out.len);
     }
@@ -456,19 +433,18 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     fn choose_mode(&mut self, at: usize) {
         self.checked += RECHECK;
         self.left = RECHECK;
-        let through_queue = if self.failure.is_some() {
-            true
+        let direct = if self.failure.is_some() {
+            false
         } else if self.cache.is_small() {
             self.trial = Trial::Off;
-            false
+            true
         } else {
-            self.timed_choice(at)
+            !self.timed_choice(at)
         };
-        if !through_queue {
+        if direct {
             self.drain();
         }
-        self.direct = !through_queue && !self.marking;
-        self.through_queue = through_queue;
+        self.direct = direct;
     }
 
     /// Whether the next window of a large table goes through the queue: a trial's two
@@ -512,7 +488,6 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     pub(super) fn finish(&mut self) -> Result<()> {
         self.drain();
         self.out.vec();
-        self.cache.looked_up(self.found());
         self.failure.take().map_or(Ok(()), Err)
     }
 }

@@ -580,33 +580,3 @@ fn the_queue_gives_the_ids_of_pieces_of_every_kind() {
         assert_eq!(t.encode(text, None).unwrap(), uncached, "{text:?} again");
     }
 }
-
-#[test]
-fn new_text_after_old_is_encoded_right_through_marking_and_the_rebuild() {
-    // 100,000 distinct words grow the cache's table; then a text of 20,000 other words,
-    // again and again: the cache marks what that text meets, then keeps only those in a
-    // small table. Each call's ids are the uncached ones, with marking and after.
-    let t = gpt2_ranked();
-    let filler: String = (0..100_000).map(distinct_word).collect();
-    t.encode(&filler, None).unwrap();
-    let text: String = (0..100_000)
-        .map(|i| format!(" Q{}", &distinct_word(i % 20_000)[1..]))
-        .collect();
-    let uncached = uncached_ids(&t, &text, Vec::new());
-    let state = || cache::PieceCache::with(t.cache_owner, |c| (c.is_small(), c.marking()));
-    // Marking may already be on: the filler's words were new too.
-    assert!(!state().0);
-    let (mut marked, mut calls) = (false, 0);
-    while !state().0 {
-        calls += 1;
-        assert!(calls <= 40, "the table was not rebuilt");
-        assert_eq!(t.encode(&text, None).unwrap(), uncached);
-        marked |= state().1;
-    }
-    assert!(marked);
-    assert_eq!(t.encode(&text, None).unwrap(), uncached);
-    assert_eq!(
-        t.encode(&filler, None).unwrap(),
-        uncached_ids(&t, &filler, Vec::new())
-    );
-}
