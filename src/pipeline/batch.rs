@@ -73,9 +73,9 @@ impl Tokenizer {
         Ok((ids, ends))
     }
 
-    /// Texts `first..` of a batch into `ids` (empty; its capacity is used), pushing where
-    /// each text's ids end onto `ends`. The thread's cache is taken once for the run, not
-    /// once a text.
+    /// Texts `first..` of a batch into `ids` (emptied first; its capacity is used), pushing
+    /// where each text's ids end onto `ends`. The thread's cache is taken once for the run,
+    /// not once a text.
     pub(super) fn encode_run_into(
         &self,
         first: usize,
@@ -86,6 +86,7 @@ impl Tokenizer {
         mut ids: Vec<u32>,
     ) -> Result<Vec<u32>> {
         let ends_before = ends.len();
+        ids.clear();
         PieceCache::with(self.cache_owner, |cache| {
             if specials.is_none() && self.config.normalizer.is_identity() {
                 if self.encode_run_queued(texts, forbidden, &mut ids, ends, cache) {

@@ -53,7 +53,6 @@ impl Tokenizer {
             let mut first = runs.first(part);
             for slice in runs.texts(part).chunks(COUNT_TEXTS) {
                 ends.clear();
-                ids.clear();
                 ids = self.encode_run_into(first, slice, specials, forbidden, &mut ends, ids)?;
                 let mut start = 0;
                 counts.extend(ends.iter().map(|&end| {
