@@ -61,8 +61,44 @@ unsafe fn class_bits_wide<const CASED: bool>(b: &[u8], at: usize) -> Option<Clas
     use std::arch::x86_64::*;
     let block = b.get(at..at + 64)?;
     // SAFETY: `block` is 64 bytes, read unaligned; the CPU has the instructions (above).
+    unsafe { classes_wide::<CASED>(_mm512_loadu_si512(block.as_ptr() as *const _)) }
+}
+
+/// `class_bits_wide` of a text's last `rest.len()` bytes (at most 64) followed by spaces,
+/// read with one masked load: no copy into a block, whose 64-byte read after the copy's
+/// narrower writes would wait for them.
+///
+/// # Safety
+/// As `class_bits_wide`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn tail_bits_wide<const CASED: bool>(rest: &[u8]) -> Option<ClassBits> {
+    use std::arch::x86_64::*;
+    if rest.len() > 64 {
+        return None;
+    }
+    // SAFETY: the mask covers `rest`'s bytes only; a masked load does not touch the memory
+    // of the bytes it leaves out (they take the spaces). The CPU has the instructions.
+    unsafe {
+        let x = _mm512_mask_loadu_epi8(
+            _mm512_set1_epi8(b' ' as i8),
+            below(rest.len() as u32),
+            rest.as_ptr() as *const i8,
+        );
+        classes_wide::<CASED>(x)
+    }
+}
+
+/// The classes of the 64 bytes in `x` (`class_bits_wide`).
+///
+/// # Safety
+/// As `class_bits_wide`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn classes_wide<const CASED: bool>(x: std::arch::x86_64::__m512i) -> Option<ClassBits> {
+    use std::arch::x86_64::*;
+    // SAFETY: register operations only; the CPU has the instructions (above).
     let mut bits = unsafe {
-        let x = _mm512_loadu_si512(block.as_ptr() as *const _);
         let high = _mm512_movepi8_mask(x);
         let set = |c: u8| _mm512_set1_epi8(c as i8);
         let in_range = |x: __m512i, lo: u8, hi: u8| {
@@ -408,12 +444,12 @@ pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
 }
 
 /// Tails shorter than this are left to the byte splitter: a few pieces cost less than
-/// the copy and the masks
-/// (docs/performance.md#a-texts-last-block-cl100k-llama-3-o200k-2026-11-29).
+/// reading the tail in and the masks (8 measured slower than 16 with a masked load too;
+/// docs/performance.md#a-texts-last-block-cl100k-llama-3-o200k-2026-11-29).
 const TAIL_MIN: usize = 16;
 
-/// The starts of the text's last `b.len() - at` bytes (1 to 64), copied into a block of
-/// spaces. Spaces read as the end of the text does for every start before it: no letter,
+/// The starts of the text's last `b.len() - at` bytes (1 to 64), read as a block that
+/// spaces fill after them (`tail_bits`). Spaces read as the end of the text does for every start before it: no letter,
 /// digit or line break follows, and a whitespace run that reaches the end goes on (the
 /// rules above then leave it to the byte splitter, as `\s++$` and `\s+(?!\S)` differ
 /// there); the starts at and past the end are masked off.
@@ -423,9 +459,24 @@ fn tail_starts<const O200K: bool, const WIDE: bool>(b: &[u8], at: usize) -> Opti
     if rest.len() < TAIL_MIN {
         return None;
     }
-    let mut block = [b' '; 65];
+    let c = tail_bits::<O200K, WIDE>(rest)?;
+    // Contractions are read from the text itself: none reads past its end, where the
+    // spaces stand.
+    starts_from::<O200K>(c, b, at, rest.len() as u32, b' ')
+}
+
+/// The classes of `rest` (at most 64 bytes) followed by spaces up to 64 bytes.
+#[inline(always)]
+fn tail_bits<const O200K: bool, const WIDE: bool>(rest: &[u8]) -> Option<ClassBits> {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE {
+        // SAFETY: `WIDE` is true only in `fast::split_wide`, which runs on CPUs with
+        // AVX-512F and AVX-512BW, and in a test that checks for them.
+        return unsafe { tail_bits_wide::<O200K>(rest) };
+    }
+    let mut block = [b' '; 64];
     block.get_mut(..rest.len())?.copy_from_slice(rest);
-    block_starts::<O200K, WIDE>(&block, 0, rest.len() as u32, b' ')
+    class_bits::<O200K, WIDE>(&block, 0)
 }
 
 /// `piece_starts` for the block `b[at..at + 64]`, of which the first `text` bytes are the
@@ -437,7 +488,18 @@ fn block_starts<const O200K: bool, const WIDE: bool>(
     text: u32,
     next_byte: u8,
 ) -> Option<u64> {
-    let c = class_bits::<O200K, WIDE>(b, at)?;
+    starts_from::<O200K>(class_bits::<O200K, WIDE>(b, at)?, b, at, text, next_byte)
+}
+
+/// `block_starts` from the block's classes `c`; `b` and `at` are read for contractions.
+#[inline(always)]
+fn starts_from<const O200K: bool>(
+    c: ClassBits,
+    b: &[u8],
+    at: usize,
+    text: u32,
+    next_byte: u8,
+) -> Option<u64> {
     let end = c.known.min(text);
     let after = if end == 64 && next_byte.is_ascii() {
         byte_bits(next_byte)

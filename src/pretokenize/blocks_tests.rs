@@ -116,6 +116,75 @@ fn wide_class_bits_agree_with_sse2() {
     }
 }
 
+/// A text's last bytes read by one masked load (`tail_bits_wide`) class as those bytes
+/// copied into a block of spaces do, for every length a tail has. Skipped (and said) on a
+/// CPU without AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn wide_tails_agree_with_a_copy_into_spaces() {
+    if !crate::pretokenize::fast::wide_blocks() {
+        eprintln!("skipped: this CPU has no AVX-512BW");
+        return;
+    }
+    for block in blocks_to_try().iter().step_by(7) {
+        for len in 1..=64 {
+            let rest = &block[..len];
+            assert_eq!(
+                used(tail_bits::<false, true>(rest)),
+                used(tail_bits::<false, false>(rest)),
+                "{rest:?}"
+            );
+            assert_eq!(
+                used(tail_bits::<true, true>(rest)),
+                used(tail_bits::<true, false>(rest)),
+                "{rest:?}"
+            );
+        }
+    }
+}
+
+/// A text that ends on the last byte of a page, with no page mapped after it: the masked
+/// load of its last block reads nothing past the end (it would fault).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[test]
+fn a_tail_at_the_end_of_mapped_memory_is_read_safely() {
+    if !crate::pretokenize::fast::wide_blocks() {
+        eprintln!("skipped: this CPU has no AVX-512BW");
+        return;
+    }
+    const PAGE: usize = 4096;
+    // SAFETY: two fresh anonymous pages, the second made inaccessible; only the first is
+    // written and read through the slice, which ends where the first page does.
+    unsafe {
+        let base = libc::mmap(
+            std::ptr::null_mut(),
+            2 * PAGE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(base, libc::MAP_FAILED);
+        let base = base as *mut u8;
+        assert_eq!(
+            libc::mprotect(base.add(PAGE) as *mut _, PAGE, libc::PROT_NONE),
+            0
+        );
+        let text = b"int main(void) { return 0; }";
+        for len in TAIL_MIN..=text.len() {
+            let start = base.add(PAGE - len);
+            std::ptr::copy_nonoverlapping(text.as_ptr(), start, len);
+            let b = std::slice::from_raw_parts(start, len);
+            assert_eq!(
+                piece_starts::<false, true>(b, 0),
+                piece_starts::<false, false>(b, 0),
+                "{len}"
+            );
+        }
+        assert_eq!(libc::munmap(base as *mut _, 2 * PAGE), 0);
+    }
+}
+
 #[test]
 fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
     let table = classes();

@@ -274,9 +274,9 @@ proptest::proptest! {
     }
 
     /// Short texts, as per-line calls and batches of lines have them: most of each is its
-    /// last block, copied into a block of spaces (`blocks::tail_starts`), with whatever
-    /// ends it (whitespace, a line break, an apostrophe, digits, a non-ASCII character) at
-    /// the text's end.
+    /// last block, read as a block that spaces fill after it (`blocks::tail_starts`), with
+    /// whatever ends it (whitespace, a line break, an apostrophe, digits, a non-ASCII
+    /// character) at the text's end.
     #[test]
     fn short_texts_split_as_the_regex_does(text in ascii_texts(1..24)) {
         check(&text);
