@@ -449,10 +449,10 @@ pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
 const TAIL_MIN: usize = 16;
 
 /// The starts of the text's last `b.len() - at` bytes (1 to 64), read as a block that
-/// spaces fill after them (`tail_bits`). Spaces read as the end of the text does for every start before it: no letter,
-/// digit or line break follows, and a whitespace run that reaches the end goes on (the
-/// rules above then leave it to the byte splitter, as `\s++$` and `\s+(?!\S)` differ
-/// there); the starts at and past the end are masked off.
+/// spaces fill after them (`tail_bits`). Spaces read as the end of the text does for every
+/// start before it: no letter, digit or line break follows, and a whitespace run that
+/// reaches the end goes on (the rules above then leave it to the byte splitter, as `\s++$`
+/// and `\s+(?!\S)` differ there); the starts at and past the end are masked off.
 #[inline(always)]
 fn tail_starts<const O200K: bool, const WIDE: bool>(b: &[u8], at: usize) -> Option<u64> {
     let rest = b.get(at..)?;

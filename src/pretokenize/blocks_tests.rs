@@ -89,13 +89,23 @@ fn blocks_to_try() -> Vec<[u8; 64]> {
     out
 }
 
+/// Whether this CPU has AVX-512BW, which the tests of the wide path need; says so when it
+/// has not (the test is then skipped).
+#[cfg(target_arch = "x86_64")]
+fn has_wide_blocks() -> bool {
+    let has = crate::pretokenize::fast::wide_blocks();
+    if !has {
+        eprintln!("skipped: this CPU has no AVX-512BW");
+    }
+    has
+}
+
 /// The classes as AVX-512BW finds them are SSE2's (`blocks_to_try`). Skipped (and said)
 /// on a CPU without it.
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn wide_class_bits_agree_with_sse2() {
-    if !crate::pretokenize::fast::wide_blocks() {
-        eprintln!("skipped: this CPU has no AVX-512BW");
+    if !has_wide_blocks() {
         return;
     }
     for block in blocks_to_try() {
@@ -122,8 +132,7 @@ fn wide_class_bits_agree_with_sse2() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn wide_tails_agree_with_a_copy_into_spaces() {
-    if !crate::pretokenize::fast::wide_blocks() {
-        eprintln!("skipped: this CPU has no AVX-512BW");
+    if !has_wide_blocks() {
         return;
     }
     for block in blocks_to_try().iter().step_by(7) {
@@ -148,8 +157,7 @@ fn wide_tails_agree_with_a_copy_into_spaces() {
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[test]
 fn a_tail_at_the_end_of_mapped_memory_is_read_safely() {
-    if !crate::pretokenize::fast::wide_blocks() {
-        eprintln!("skipped: this CPU has no AVX-512BW");
+    if !has_wide_blocks() {
         return;
     }
     const PAGE: usize = 4096;
