@@ -61,6 +61,10 @@ const IN_ARENA: u32 = 1 << 31;
 
 /// A short piece's slot holds this many ids in place.
 pub const INLINE_IDS: usize = 5;
+/// The id arena keeps this many ids readable past its last run, so that the encoder
+/// copies a run of up to this many as one fixed-size block (`Run`), not by a call to
+/// memcpy of a variable length.
+pub const RUN_BLOCK: usize = 8;
 
 /// 32 bytes, aligned so that a slot never spans two cache lines: a lookup reads one line.
 #[derive(Clone, Copy, Default)]
@@ -108,6 +112,21 @@ fn medium_hash(piece: &[u8]) -> u64 {
     mixed ^ mixed >> 32
 }
 
+/// A piece's ids as the cache holds them: the first `n` of `window`, which goes on past
+/// them where their memory does (at least `RUN_BLOCK` ids for a run in the arena).
+#[derive(Clone, Copy)]
+pub struct Run<'c> {
+    pub window: &'c [u32],
+    pub n: usize,
+}
+
+impl<'c> Run<'c> {
+    #[inline(always)]
+    pub fn ids(&self) -> &'c [u32] {
+        self.window.get(..self.n).unwrap_or(&[])
+    }
+}
+
 /// A short piece's slot, found by `PieceCache::find_short`.
 pub struct ShortIds<'c> {
     cache: &'c PieceCache,
@@ -125,8 +144,8 @@ impl<'c> ShortIds<'c> {
 
     /// The piece's ids when they are not in its slot.
     #[inline(never)]
-    pub fn arena(&self) -> &'c [u32] {
-        self.cache.short_ids(self.slot)
+    pub fn arena(&self) -> Run<'c> {
+        self.cache.short_run(self.slot)
     }
 }
 
@@ -343,6 +362,12 @@ impl PieceCache {
     /// The cached ids of `piece`, whose key is `key` (`key_of(piece)`).
     #[inline(always)]
     pub fn find(&self, key: u64, piece: &[u8]) -> Option<&[u32]> {
+        self.find_run(key, piece).map(|run| run.ids())
+    }
+
+    /// `find`, with the memory past the ids where there is some (`Run`).
+    #[inline(always)]
+    pub fn find_run(&self, key: u64, piece: &[u8]) -> Option<Run<'_>> {
         if self.slots.is_empty() {
             return None;
         }
@@ -355,8 +380,8 @@ impl PieceCache {
             }
             if slot.key == key && self.same_piece(slot, piece) {
                 return Some(match slot.key & MARK {
-                    MEDIUM | LONG => self.slot_ids(slot),
-                    _ => self.short_ids(slot),
+                    MEDIUM | LONG => self.slot_run(slot),
+                    _ => self.short_run(slot),
                 });
             }
             at = (at + 1) & mask;
@@ -388,23 +413,34 @@ impl PieceCache {
 
     /// A short piece's ids: in its slot, or in the arena.
     #[inline(always)]
-    fn short_ids<'c>(&'c self, slot: &'c Slot) -> &'c [u32] {
+    fn short_run<'c>(&'c self, slot: &'c Slot) -> Run<'c> {
         match slot.text as usize {
-            0 => self.slot_ids(slot),
-            n => &slot.ids[..n.min(INLINE_IDS)],
+            0 => self.slot_run(slot),
+            n => Run {
+                window: &slot.ids,
+                n: n.min(INLINE_IDS),
+            },
         }
     }
 
-    /// The ids that a slot's `ids[0]` stands for: itself, or a run in the arena.
+    /// The ids that a slot's `ids[0]` stands for: itself, or a run in the arena (whose
+    /// window goes on to the arena's end).
     #[inline(always)]
-    fn slot_ids<'c>(&'c self, slot: &'c Slot) -> &'c [u32] {
+    fn slot_run<'c>(&'c self, slot: &'c Slot) -> Run<'c> {
         let first = slot.ids[0];
         if first & IN_ARENA == 0 {
-            return &slot.ids[..1];
+            return Run {
+                window: &slot.ids,
+                n: 1,
+            };
         }
         let start = (first & !IN_ARENA) as usize;
         let count = self.ids.get(start).map_or(0, |&n| n as usize);
-        self.ids.get(start + 1..start + 1 + count).unwrap_or(&[])
+        let window = self.ids.get(start + 1..).unwrap_or(&[]);
+        Run {
+            window,
+            n: count.min(window.len()),
+        }
     }
     /// Whether a slot whose key is the piece's holds the piece: always for short pieces
     /// (the key is the piece), by the slot's words for medium ones, by the arena for long.
@@ -442,7 +478,7 @@ impl PieceCache {
             return;
         }
         if self.len >= MAX_PIECES
-            || self.ids.len() + ids.len() + 1 > MAX_ARENA_IDS
+            || self.ids.len() + ids.len() + 1 + RUN_BLOCK > MAX_ARENA_IDS
             || self.bytes.len() + piece.len() + 4 > MAX_ARENA_BYTES
         {
             self.clear();
@@ -479,10 +515,13 @@ impl PieceCache {
         slot.ids[0] = match ids {
             [id] if id & IN_ARENA == 0 => *id,
             _ => {
-                let at = self.ids.len() as u32;
+                // The last run's padding (`RUN_BLOCK`) makes room for this one, padded.
+                let end = self.ids.len().saturating_sub(RUN_BLOCK);
+                self.ids.truncate(end);
                 self.ids.push(ids.len() as u32);
                 self.ids.extend_from_slice(ids);
-                at | IN_ARENA
+                self.ids.resize(self.ids.len() + RUN_BLOCK, 0);
+                end as u32 | IN_ARENA
             }
         };
         self.place(slot);

@@ -165,3 +165,29 @@ fn another_owner_starts_empty() {
         assert!(!cache.extend_with(b"hello", &mut Vec::new()));
     });
 }
+
+#[test]
+fn runs_in_the_arena_can_be_copied_as_a_block() {
+    PieceCache::with(new_owner(), |cache| {
+        // Short (arena only past `INLINE_IDS` ids), medium and long pieces, each found
+        // while its run is the arena's last and again after others followed it.
+        let mut kept = Vec::new();
+        for n in 1..=20u32 {
+            for len in [5, 12, 40] {
+                let piece = format!("{n:02}{}", "z".repeat(len - 2));
+                let ids: Vec<u32> = (0..n).map(|k| 1000 * n + k).collect();
+                cache.insert(piece.as_bytes(), &ids);
+                kept.push((piece, ids));
+                for (piece, ids) in kept.iter().rev().take(2) {
+                    let run = cache.find_run(key_of(piece.as_bytes()), piece.as_bytes());
+                    let run = run.expect("kept");
+                    assert_eq!(run.ids(), &ids[..], "{piece}");
+                    let in_arena = ids.len() > 1 && (piece.len() > 7 || ids.len() > INLINE_IDS);
+                    if in_arena {
+                        assert!(run.window.len() >= RUN_BLOCK.max(ids.len()), "{piece}");
+                    }
+                }
+            }
+        }
+    });
+}

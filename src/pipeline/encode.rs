@@ -4,7 +4,7 @@
 //! faster. Batches: `batch.rs`.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
-use super::cache::{self, PieceCache, INLINE_IDS};
+use super::cache::{self, PieceCache, Run, INLINE_IDS, RUN_BLOCK};
 use super::specials::{Part, SpecialMatcher};
 use super::Tokenizer;
 use crate::algorithms::UnknownChar;
@@ -373,7 +373,7 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
                 if n.wrapping_sub(1) < INLINE_IDS {
                     self.out.push_inline(ids, n);
                 } else {
-                    self.out.extend(found.arena());
+                    self.out.extend_run(found.arena());
                 }
             }
             None => self.uncached(piece),
@@ -382,9 +382,12 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
 
     #[inline(always)]
     fn lookup(&mut self, piece: &str, key: u64) {
-        match self.cache.find(key, piece.as_bytes()) {
-            Some(&[id]) => self.out.push(id),
-            Some(ids) => self.out.extend(ids),
+        match self.cache.find_run(key, piece.as_bytes()) {
+            Some(Run {
+                window: &[id, ..],
+                n: 1,
+            }) => self.out.push(id),
+            Some(run) => self.out.extend_run(run),
             None => self.uncached(piece),
         }
     }
@@ -552,6 +555,26 @@ impl<'a> IdWriter<'a> {
         // SAFETY: as in `push_inline`, with `len + ids.len() <= cap`.
         unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), self.ptr.add(self.len), ids.len()) };
         self.len += ids.len();
+    }
+
+    /// Appends a run of ids from the cache: one fixed-size copy of `RUN_BLOCK` ids when
+    /// they are that many or fewer and readable (most runs of the arena), else `extend`.
+    #[inline(always)]
+    fn extend_run(&mut self, run: Run<'_>) {
+        match run.window.first_chunk::<RUN_BLOCK>() {
+            Some(block) if run.n <= RUN_BLOCK => {
+                if self.cap - self.len < RUN_BLOCK {
+                    self.grow(RUN_BLOCK);
+                }
+                // SAFETY: as in `push_inline`, with `len + RUN_BLOCK <= cap`; `n` of the
+                // `RUN_BLOCK` ids count as written.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(block.as_ptr(), self.ptr.add(self.len), RUN_BLOCK)
+                };
+                self.len += run.n;
+            }
+            _ => self.extend(run.ids()),
+        }
     }
 
     /// Room for `more` ids past the last.
