@@ -530,10 +530,19 @@ impl<'a> IdWriter<'a> {
         if self.len >= self.inline_end {
             self.grow(INLINE_IDS);
         }
-        // SAFETY: `len + INLINE_IDS <= cap`, the capacity of the allocation at `ptr`,
-        // which only this writer uses until `vec` hands the `Vec` out; `ids` is the
-        // cache's memory, never this buffer. `n <= INLINE_IDS` ids count as written.
-        unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), self.ptr.add(self.len), INLINE_IDS) };
+        self.put_block(ids, n);
+    }
+
+    /// Writes all `N` ids of `block` after the last and keeps the first `n` (`n <= N`);
+    /// the caller has made room for `N`.
+    #[inline(always)]
+    fn put_block<const N: usize>(&mut self, block: &[u32; N], n: usize) {
+        debug_assert!(n <= N && self.len + N <= self.cap);
+        // SAFETY: `len + N <= cap` (the callers grow first), the capacity of the
+        // allocation at `ptr`, which only this writer uses until `vec` hands the `Vec`
+        // out; `block` is the cache's memory, never this buffer. `n <= N` ids count as
+        // written.
+        unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), self.ptr.add(self.len), N) };
         self.len += n;
     }
 
@@ -542,7 +551,7 @@ impl<'a> IdWriter<'a> {
         if self.len == self.cap {
             self.grow(1);
         }
-        // SAFETY: as in `push_inline`, with `len < cap`.
+        // SAFETY: as in `put_block`, with `len < cap`.
         unsafe { self.ptr.add(self.len).write(id) };
         self.len += 1;
     }
@@ -552,7 +561,7 @@ impl<'a> IdWriter<'a> {
         if self.cap - self.len < ids.len() {
             self.grow(ids.len());
         }
-        // SAFETY: as in `push_inline`, with `len + ids.len() <= cap`.
+        // SAFETY: as in `put_block`, with `len + ids.len() <= cap`.
         unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), self.ptr.add(self.len), ids.len()) };
         self.len += ids.len();
     }
@@ -566,12 +575,7 @@ impl<'a> IdWriter<'a> {
                 if self.cap - self.len < RUN_BLOCK {
                     self.grow(RUN_BLOCK);
                 }
-                // SAFETY: as in `push_inline`, with `len + RUN_BLOCK <= cap`; `n` of the
-                // `RUN_BLOCK` ids count as written.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(block.as_ptr(), self.ptr.add(self.len), RUN_BLOCK)
-                };
-                self.len += run.n;
+                self.put_block(block, run.n);
             }
             _ => self.extend(run.ids()),
         }
