@@ -3,7 +3,7 @@
 
 use super::tests::{
     bpe, byte_vocab, classic, config, distinct_word, gpt2_ranked, merges, take_the_queue,
-    uncached_ids,
+    uncached_ids, LARGE_TABLE_WORDS,
 };
 use super::*;
 use crate::algorithms::bpe::MergeRule;
@@ -54,13 +54,19 @@ fn a_run_keeps_one_queue_across_its_texts() {
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     check_one_run(&t, &refs); // direct lookups (a small table)
-    let filler: String = (0..100_000).map(distinct_word).collect();
+    let filler: String = (0..LARGE_TABLE_WORDS).map(distinct_word).collect();
     t.encode(&filler, None).unwrap();
     take_the_queue(&t);
     check_one_run(&t, &refs); // the queue
                               // Texts with new pieces among cached ones, and a run of empty texts only.
     let fresh: Vec<String> = (0..300)
-        .map(|i| format!("{} ab{}", distinct_word(200_000 + i), distinct_word(i)))
+        .map(|i| {
+            format!(
+                "{} ab{}",
+                distinct_word(LARGE_TABLE_WORDS + i),
+                distinct_word(i)
+            )
+        })
         .collect();
     let refs: Vec<&str> = fresh.iter().map(String::as_str).collect();
     check_one_run(&t, &refs);
@@ -71,7 +77,7 @@ fn a_run_keeps_one_queue_across_its_texts() {
 /// cache for `t` is past direct lookups (pieces then go through the prefetch queue).
 fn grow_past_direct_lookups(t: &Tokenizer) {
     let letters = ['l', 'o', 'w', 'e', 'r', 'n', 's', 't', 'i', 'd'];
-    let filler: String = (0..80_000)
+    let filler: String = (0..LARGE_TABLE_WORDS)
         .map(|mut i| {
             let mut w = String::from(" ");
             for _ in 0..6 {

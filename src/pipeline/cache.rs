@@ -6,14 +6,15 @@
 //! of a vocabulary lookup and a merge loop. The cache outlives a call, so encoding a text
 //! line by line, or the same kind of text again, finds its pieces already merged.
 //!
-//! Layout: one open-addressing table of 32-byte slots (linear probing), and two arenas.
-//! A piece of at most 7 bytes is its own key (the bytes and the length packed in a u64),
-//! so finding it compares one integer, and its slot holds up to `INLINE_IDS` ids, which
-//! the encoder copies out whole whatever their number (no branch on it); a piece of 8 to
-//! 16 bytes is keyed by its hash and keeps its bytes in its slot; a longer one is keyed by
-//! its hash and its bytes are compared in the byte arena. Those keep one id in their slot;
-//! other results live in the id arena. Nothing is allocated per piece. A piece over 128
-//! bytes is kept only when met a second time, one over 1,024 never.
+//! Layout: two open-addressing tables (linear probing) and two arenas. A piece of at most
+//! 7 bytes is its own key (the bytes and the length packed in a u64), so finding it
+//! compares one integer; such short pieces, nine in ten of English text's, have a table of
+//! 16-byte slots, each holding up to `INLINE_IDS` ids packed in one word, which the encoder
+//! writes out whole whatever their number (no branch on it). Longer pieces have 32-byte
+//! slots: one of 8 to 16 bytes is keyed by its hash and keeps its bytes in its slot; a
+//! longer one is keyed by its hash and its bytes are compared in the byte arena. Those keep
+//! one id in their slot; other results live in the id arena. Nothing is allocated per
+//! piece. A piece over 128 bytes is kept only when met a second time, one over 1,024 never.
 //!
 //! Each thread owns one cache, lent to an encoding call for its whole duration (a
 //! thread-local access per call, not per piece), and tied to one model: a call with
@@ -29,8 +30,8 @@ use rustc_hash::{FxHashMap, FxHasher};
 use super::encode::LookupChoice;
 use crate::vocab::BytesIndex;
 
-/// Pieces kept before the cache starts over (the table is then 16 MiB), and the most ids
-/// and long-piece bytes its arenas hold (16 MiB each): at most 48 MiB a thread.
+/// Pieces kept before the cache starts over (the tables are then at most 16 MiB), and the
+/// most ids and long-piece bytes its arenas hold (16 MiB each): at most 48 MiB a thread.
 const MAX_PIECES: usize = 1 << 18;
 const MAX_ARENA_IDS: usize = 1 << 22;
 const MAX_ARENA_BYTES: usize = 1 << 24;
@@ -42,11 +43,11 @@ pub const MAX_PIECE_BYTES: usize = 1024;
 pub const KEPT_AT_ONCE_BYTES: usize = 128;
 /// Hashes of long pieces met once, direct-mapped (8 KiB).
 const SEEN_SLOTS: usize = 1 << 10;
-/// Slots when the cache is first used; doubled while more than half full.
+/// Slots of a table when it is first used; doubled while more than half full.
 const INITIAL_SLOTS: usize = 1 << 12;
-/// Up to this many slots (4 MiB) the table is near enough to the core for lookups without
-/// a prefetch (docs/performance.md#lookup-modes).
-const SMALL_SLOTS: usize = 1 << 17;
+/// Up to this size the tables are near enough to the core for lookups without a prefetch
+/// (docs/performance.md#lookup-modes).
+const SMALL_BYTES: usize = 4 << 20;
 
 /// The longest piece whose bytes its slot holds (two words).
 const MEDIUM_BYTES: usize = 16;
@@ -59,28 +60,59 @@ const MARK: u64 = 0xFF << 56;
 /// `Slot::ids` with this bit set: the ids are in the arena, at the low bits.
 const IN_ARENA: u32 = 1 << 31;
 
-/// A short piece's slot holds this many ids in place.
-pub const INLINE_IDS: usize = 5;
+/// A short piece's slot holds this many ids in place, of `PACKED_ID_BITS` each (ids up to
+/// two million: any vocabulary in use; larger ones go to the arena).
+pub const INLINE_IDS: usize = 3;
+const PACKED_ID_BITS: u32 = 21;
+const PACKED_ID: u64 = (1 << PACKED_ID_BITS) - 1;
+/// Where a short slot's key keeps its number of ids (a short key's bits stop at 59).
+const COUNT_SHIFT: u32 = 60;
+const KEY_BITS: u64 = (1 << COUNT_SHIFT) - 1;
 /// The id arena keeps this many ids readable past its last run, so that the encoder
 /// copies a run of up to this many as one fixed-size block (`Run`), not by a call to
 /// memcpy of a variable length.
 pub const RUN_BLOCK: usize = 8;
 
-/// 32 bytes, aligned so that a slot never spans two cache lines: a lookup reads one line.
+/// A short piece's slot: 16 bytes, aligned so that a lookup reads one cache line.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct ShortSlot {
+    /// 0: empty. Else the piece's short key, with the number of ids in `ids` (1 to
+    /// `INLINE_IDS`, or 0 when they are in the arena) at `COUNT_SHIFT`.
+    key: u64,
+    /// The ids, `PACKED_ID_BITS` each, the first lowest; or where the arena holds them.
+    ids: u64,
+}
+
+/// A medium or long piece's slot: 32 bytes, aligned so that a lookup reads one line.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(32))]
 struct Slot {
-    /// 0: empty. Short pieces: bytes and length; longer pieces: hash with the `MEDIUM` or
-    /// `LONG` mark.
+    /// 0: empty. Else the piece's hash with the `MEDIUM` or `LONG` mark.
     key: u64,
-    /// Short pieces: how many ids `ids` holds (1 to `INLINE_IDS`), or 0 when they are in
-    /// the arena. Medium pieces: the length. Long pieces: where the bytes are in `bytes`
-    /// (length first, as a u32 LE).
+    /// Medium pieces: the length. Long pieces: where the bytes are in `bytes` (length
+    /// first, as a u32 LE).
     text: u32,
     /// `ids[0]`: the one id, or `IN_ARENA | at` (`ids[at]` is the count, the ids follow).
-    /// Short pieces: up to `INLINE_IDS` ids. Medium pieces: `ids[1..]` hold the first and
-    /// the last 8 bytes (overlapping below 16).
-    ids: [u32; INLINE_IDS],
+    /// Medium pieces: `ids[1..]` hold the first and the last 8 bytes (overlapping below 16).
+    ids: [u32; 5],
+}
+
+/// A slot of either table, as the code shared by both sees it.
+trait Keyed: Copy + Default {
+    fn key(&self) -> u64;
+}
+
+impl Keyed for ShortSlot {
+    fn key(&self) -> u64 {
+        self.key
+    }
+}
+
+impl Keyed for Slot {
+    fn key(&self) -> u64 {
+        self.key
+    }
 }
 
 /// A medium piece's first and last 8 bytes, as its slot keeps them.
@@ -130,27 +162,34 @@ impl<'c> Run<'c> {
 /// A short piece's slot, found by `PieceCache::find_short`.
 pub struct ShortIds<'c> {
     cache: &'c PieceCache,
-    slot: &'c Slot,
+    slot: &'c ShortSlot,
 }
 
 impl<'c> ShortIds<'c> {
     /// `INLINE_IDS` ids of which the first `n` are the piece's, when `n` is in
-    /// `1..=INLINE_IDS`; else the piece's ids are `arena()`'s. The encoder copies all
+    /// `1..=INLINE_IDS`; else the piece's ids are `arena()`'s. The encoder writes all
     /// `INLINE_IDS` and keeps `n`, whatever `n` is.
     #[inline(always)]
-    pub fn inline(&self) -> (&'c [u32; INLINE_IDS], usize) {
-        (&self.slot.ids, self.slot.text as usize)
+    pub fn inline(&self) -> ([u32; INLINE_IDS], usize) {
+        let packed = self.slot.ids;
+        let ids =
+            std::array::from_fn(|k| (packed >> (k as u32 * PACKED_ID_BITS) & PACKED_ID) as u32);
+        (ids, (self.slot.key >> COUNT_SHIFT) as usize)
     }
 
     /// The piece's ids when they are not in its slot.
     #[inline(never)]
     pub fn arena(&self) -> Run<'c> {
-        self.cache.short_run(self.slot)
+        self.cache.arena_run(self.slot.ids as usize)
     }
 }
 
 pub struct PieceCache {
     owner: u64,
+    /// Short pieces' table, and how many it holds.
+    short: Vec<ShortSlot>,
+    short_len: usize,
+    /// Medium and long pieces' table, and how many it holds.
     slots: Vec<Slot>,
     len: usize,
     ids: Vec<u32>,
@@ -292,6 +331,8 @@ impl PieceCache {
     const fn empty(owner: u64) -> PieceCache {
         PieceCache {
             owner,
+            short: Vec::new(),
+            short_len: 0,
             slots: Vec::new(),
             len: 0,
             ids: Vec::new(),
@@ -302,6 +343,8 @@ impl PieceCache {
     }
 
     fn clear(&mut self) {
+        self.short.clear();
+        self.short_len = 0;
         self.slots.clear();
         self.len = 0;
         self.ids.clear();
@@ -331,43 +374,56 @@ impl PieceCache {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
     }
 
-    /// Whether the table is small enough to look pieces up without prefetching them.
+    /// Whether the tables are small enough to look pieces up without prefetching them.
     #[inline]
     pub fn is_small(&self) -> bool {
-        self.slots.len() <= SMALL_SLOTS
+        size_of_val(&self.short[..]) + size_of_val(&self.slots[..]) <= SMALL_BYTES
     }
 
     /// Asks the CPU to fetch the slot where `key` would start, so that the lookup a few
     /// pieces later finds it in cache (why: docs/performance.md#cache).
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        if !self.slots.is_empty() {
-            let at = Self::slot_of(key, self.slots.len() - 1);
-            crate::pages::prefetch(&self.slots[at]);
+        fn first_slot<S>(table: &[S], key: u64) {
+            if let Some(slot) = table.get(PieceCache::slot_of(key, table.len().wrapping_sub(1))) {
+                crate::pages::prefetch(slot);
+            }
+        }
+        if is_short_key(key) {
+            first_slot(&self.short, key);
+        } else {
+            first_slot(&self.slots, key);
         }
     }
 
     /// Appends the cached ids of `piece` to `out`; false if it is not cached.
     #[inline]
     pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
-        match self.find(key_of(piece), piece) {
-            Some(ids) => {
-                out.extend_from_slice(ids);
+        let key = key_of(piece);
+        if is_short_key(key) {
+            let Some(found) = self.find_short(key) else {
+                return false;
+            };
+            match found.inline() {
+                (ids, n @ 1..=INLINE_IDS) => out.extend_from_slice(&ids[..n]),
+                _ => out.extend_from_slice(found.arena().ids()),
+            }
+            return true;
+        }
+        match self.find_run(key, piece) {
+            Some(run) => {
+                out.extend_from_slice(run.ids());
                 true
             }
             None => false,
         }
     }
 
-    /// The cached ids of `piece`, whose key is `key` (`key_of(piece)`).
-    #[inline(always)]
-    pub fn find(&self, key: u64, piece: &[u8]) -> Option<&[u32]> {
-        self.find_run(key, piece).map(|run| run.ids())
-    }
-
-    /// `find`, with the memory past the ids where there is some (`Run`).
+    /// The cached ids of a medium or long `piece`, whose key is `key` (`key_of(piece)`),
+    /// with the memory past them where there is some (`Run`). Short pieces: `find_short`.
     #[inline(always)]
     pub fn find_run(&self, key: u64, piece: &[u8]) -> Option<Run<'_>> {
+        debug_assert!(!is_short_key(key));
         if self.slots.is_empty() {
             return None;
         }
@@ -379,10 +435,7 @@ impl PieceCache {
                 return None;
             }
             if slot.key == key && self.same_piece(slot, piece) {
-                return Some(match slot.key & MARK {
-                    MEDIUM | LONG => self.slot_run(slot),
-                    _ => self.short_run(slot),
-                });
+                return Some(self.slot_run(slot));
             }
             at = (at + 1) & mask;
         }
@@ -397,11 +450,11 @@ impl PieceCache {
     pub fn find_short(&self, key: u64) -> Option<ShortIds<'_>> {
         // An empty table's mask is all ones and its first probe finds no slot: no test of
         // its own (the bounds check is needed anyway).
-        let mask = self.slots.len().wrapping_sub(1);
+        let mask = self.short.len().wrapping_sub(1);
         let mut at = Self::slot_of(key, mask);
         loop {
-            let slot = self.slots.get(at)?;
-            if slot.key == key {
+            let slot = self.short.get(at)?;
+            if slot.key & KEY_BITS == key {
                 return Some(ShortIds { cache: self, slot });
             }
             if slot.key == 0 {
@@ -411,20 +464,7 @@ impl PieceCache {
         }
     }
 
-    /// A short piece's ids: in its slot, or in the arena.
-    #[inline(always)]
-    fn short_run<'c>(&'c self, slot: &'c Slot) -> Run<'c> {
-        match slot.text as usize {
-            0 => self.slot_run(slot),
-            n => Run {
-                window: &slot.ids,
-                n: n.min(INLINE_IDS),
-            },
-        }
-    }
-
-    /// The ids that a slot's `ids[0]` stands for: itself, or a run in the arena (whose
-    /// window goes on to the arena's end).
+    /// The ids that a slot's `ids[0]` stands for: itself, or a run in the arena.
     #[inline(always)]
     fn slot_run<'c>(&'c self, slot: &'c Slot) -> Run<'c> {
         let first = slot.ids[0];
@@ -434,7 +474,13 @@ impl PieceCache {
                 n: 1,
             };
         }
-        let start = (first & !IN_ARENA) as usize;
+        self.arena_run((first & !IN_ARENA) as usize)
+    }
+
+    /// The run of the id arena at `start` (its count, then its ids), whose window goes on
+    /// to the arena's end.
+    #[inline(always)]
+    fn arena_run(&self, start: usize) -> Run<'_> {
         let count = self.ids.get(start).map_or(0, |&n| n as usize);
         let window = self.ids.get(start + 1..).unwrap_or(&[]);
         Run {
@@ -442,14 +488,13 @@ impl PieceCache {
             n: count.min(window.len()),
         }
     }
-    /// Whether a slot whose key is the piece's holds the piece: always for short pieces
-    /// (the key is the piece), by the slot's words for medium ones, by the arena for long.
+    /// Whether a slot whose key is the piece's holds the piece: by the slot's words for
+    /// medium pieces, by the arena for long ones.
     #[inline(always)]
     fn same_piece(&self, slot: &Slot, piece: &[u8]) -> bool {
         match slot.key & MARK {
             MEDIUM => slot.text as usize == piece.len() && slot.ids[1..] == medium_words(piece),
-            LONG => self.same_text(slot.text, piece),
-            _ => true,
+            _ => self.same_text(slot.text, piece),
         }
     }
 
@@ -477,73 +522,88 @@ impl PieceCache {
         if piece.len() > KEPT_AT_ONCE_BYTES && !self.seen_before(key) {
             return;
         }
-        if self.len >= MAX_PIECES
+        if self.short_len + self.len >= MAX_PIECES
             || self.ids.len() + ids.len() + 1 + RUN_BLOCK > MAX_ARENA_IDS
             || self.bytes.len() + piece.len() + 4 > MAX_ARENA_BYTES
         {
             self.clear();
         }
-        if self.slots.is_empty() {
-            self.slots = vec![Slot::default(); INITIAL_SLOTS];
-        } else if 2 * (self.len + 1) > self.slots.len() {
-            self.grow();
+        if is_short_key(key) {
+            let packed = ids.iter().enumerate().try_fold(0, |packed, (k, &id)| {
+                let fits = k < INLINE_IDS && u64::from(id) <= PACKED_ID;
+                fits.then(|| packed | u64::from(id) << (k as u32 * PACKED_ID_BITS))
+            });
+            let slot = match packed {
+                Some(packed) if !ids.is_empty() => ShortSlot {
+                    key: key | (ids.len() as u64) << COUNT_SHIFT,
+                    ids: packed,
+                },
+                _ => ShortSlot {
+                    key,
+                    ids: self.push_run(ids) as u64,
+                },
+            };
+            make_room(&mut self.short, self.short_len);
+            place(&mut self.short, slot);
+            self.short_len += 1;
+            return;
         }
         let mut slot = Slot {
             key,
             ..Slot::default()
         };
-        match key & MARK {
-            MEDIUM => {
-                slot.text = piece.len() as u32;
-                slot.ids[1..].copy_from_slice(&medium_words(piece));
-            }
-            LONG => {
-                slot.text = self.bytes.len() as u32;
-                self.bytes
-                    .extend_from_slice(&(piece.len() as u32).to_le_bytes());
-                self.bytes.extend_from_slice(piece);
-            }
-            _ if (1..=INLINE_IDS).contains(&ids.len()) => {
-                slot.text = ids.len() as u32;
-                slot.ids[..ids.len()].copy_from_slice(ids);
-                self.place(slot);
-                self.len += 1;
-                return;
-            }
-            _ => {}
+        if key & MARK == MEDIUM {
+            slot.text = piece.len() as u32;
+            slot.ids[1..].copy_from_slice(&medium_words(piece));
+        } else {
+            slot.text = self.bytes.len() as u32;
+            self.bytes
+                .extend_from_slice(&(piece.len() as u32).to_le_bytes());
+            self.bytes.extend_from_slice(piece);
         }
         slot.ids[0] = match ids {
             [id] if id & IN_ARENA == 0 => *id,
-            _ => {
-                // The last run's padding (`RUN_BLOCK`) makes room for this one, padded.
-                let end = self.ids.len().saturating_sub(RUN_BLOCK);
-                self.ids.truncate(end);
-                self.ids.push(ids.len() as u32);
-                self.ids.extend_from_slice(ids);
-                self.ids.resize(self.ids.len() + RUN_BLOCK, 0);
-                end as u32 | IN_ARENA
-            }
+            _ => self.push_run(ids) as u32 | IN_ARENA,
         };
-        self.place(slot);
+        make_room(&mut self.slots, self.len);
+        place(&mut self.slots, slot);
         self.len += 1;
     }
 
-    fn place(&mut self, slot: Slot) {
-        let mask = self.slots.len() - 1;
-        let mut at = Self::slot_of(slot.key, mask);
-        while self.slots[at].key != 0 {
-            at = (at + 1) & mask;
-        }
-        self.slots[at] = slot;
+    /// Appends a run of ids to the id arena; where it starts.
+    fn push_run(&mut self, ids: &[u32]) -> usize {
+        // The last run's padding (`RUN_BLOCK`) makes room for this one, padded.
+        let end = self.ids.len().saturating_sub(RUN_BLOCK);
+        self.ids.truncate(end);
+        self.ids.push(ids.len() as u32);
+        self.ids.extend_from_slice(ids);
+        self.ids.resize(self.ids.len() + RUN_BLOCK, 0);
+        end
     }
+}
 
-    fn grow(&mut self) {
-        let doubled = vec![Slot::default(); 2 * self.slots.len()];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        for slot in old.into_iter().filter(|s| s.key != 0) {
-            self.place(slot);
+/// Makes a table holding `len` pieces ready for one more: allocated at first use, doubled
+/// while more than half full.
+fn make_room<S: Keyed>(table: &mut Vec<S>, len: usize) {
+    if table.is_empty() {
+        *table = vec![S::default(); INITIAL_SLOTS];
+    } else if 2 * (len + 1) > table.len() {
+        let doubled = vec![S::default(); 2 * table.len()];
+        let old = std::mem::replace(table, doubled);
+        for slot in old.into_iter().filter(|s| s.key() != 0) {
+            place(table, slot);
         }
     }
+}
+
+/// Puts a slot in the first free place from its key's.
+fn place<S: Keyed>(table: &mut [S], slot: S) {
+    let mask = table.len() - 1;
+    let mut at = PieceCache::slot_of(slot.key(), mask);
+    while table[at].key() != 0 {
+        at = (at + 1) & mask;
+    }
+    table[at] = slot;
 }
 
 /// `a == b` for slices of equal length, 8 bytes at a time: long pieces are mostly 8 to 16

@@ -179,8 +179,19 @@ fn runs_in_the_arena_can_be_copied_as_a_block() {
                 cache.insert(piece.as_bytes(), &ids);
                 kept.push((piece, ids));
                 for (piece, ids) in kept.iter().rev().take(2) {
-                    let run = cache.find_run(key_of(piece.as_bytes()), piece.as_bytes());
-                    let run = run.expect("kept");
+                    let key = key_of(piece.as_bytes());
+                    let run = if is_short_key(key) {
+                        let found = cache.find_short(key).expect("kept");
+                        match found.inline() {
+                            (inline, n @ 1..=INLINE_IDS) => {
+                                assert_eq!(&inline[..n], &ids[..], "{piece}");
+                                continue;
+                            }
+                            _ => found.arena(),
+                        }
+                    } else {
+                        cache.find_run(key, piece.as_bytes()).expect("kept")
+                    };
                     assert_eq!(run.ids(), &ids[..], "{piece}");
                     let in_arena = ids.len() > 1 && (piece.len() > 7 || ids.len() > INLINE_IDS);
                     if in_arena {
@@ -188,6 +199,40 @@ fn runs_in_the_arena_can_be_copied_as_a_block() {
                     }
                 }
             }
+        }
+    });
+}
+
+#[test]
+fn short_pieces_keep_up_to_three_ids_of_21_bits_in_their_slot() {
+    PieceCache::with(new_owner(), |cache| {
+        let largest = (1u32 << PACKED_ID_BITS) - 1;
+        let cases: [&[u32]; 7] = [
+            &[largest],
+            &[0, largest, 1],
+            &[largest + 1],
+            &[5, largest + 1],
+            &[1, 2, 3, 4],
+            &[0],
+            &[u32::MAX >> 1, 7],
+        ];
+        for (i, ids) in cases.iter().enumerate() {
+            let piece = format!("p{i}");
+            cache.insert(piece.as_bytes(), ids);
+            let found = cache
+                .find_short(short_key(piece.as_bytes()).unwrap())
+                .unwrap();
+            let (inline, n) = found.inline();
+            let packs = ids.len() <= INLINE_IDS && ids.iter().all(|&id| id <= largest);
+            if packs {
+                assert_eq!((&inline[..n], n), (&ids[..], ids.len()), "{ids:?}");
+            } else {
+                assert_eq!(n, 0, "{ids:?} should be in the arena");
+                assert_eq!(found.arena().ids(), &ids[..]);
+            }
+            let mut out = vec![9];
+            assert!(cache.extend_with(piece.as_bytes(), &mut out));
+            assert_eq!(out[1..], ids[..]);
         }
     });
 }

@@ -335,7 +335,7 @@ impl<'t, E: Ends> PieceSink<'t> for PieceEncoder<'_, 't, E> {
             // Short pieces (most of them) take their own path, decided once per piece.
             match cache::short_key_in(self.text.as_bytes(), start, piece.len()) {
                 Some(key) => self.lookup_short(piece, key),
-                None => self.lookup(piece, cache::key_of(piece.as_bytes())),
+                None => self.lookup_any(piece, cache::key_of(piece.as_bytes())),
             }
             self.ends.looked_up(self.out.len);
             return;
@@ -371,7 +371,7 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
             Some(found) => {
                 let (ids, n) = found.inline();
                 if n.wrapping_sub(1) < INLINE_IDS {
-                    self.out.push_inline(ids, n);
+                    self.out.push_inline(&ids, n);
                 } else {
                     self.out.extend_run(found.arena());
                 }
@@ -411,14 +411,21 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// table is large, the queue's lookups are most of the pieces.
     #[inline(always)]
     fn lookup_queued(&mut self, piece: &str, key: u64) {
-        if self.failure.is_some() {
+        if self.failure.is_none() {
             // After an error the pieces are skipped (the direct path is never taken then).
-        } else if cache::is_short_key(key) {
+            self.lookup_any(piece, key);
+        }
+        self.ends.looked_up(self.out.len);
+    }
+
+    /// A piece of either kind: short pieces have their own table.
+    #[inline(always)]
+    fn lookup_any(&mut self, piece: &str, key: u64) {
+        if cache::is_short_key(key) {
             self.lookup_short(piece, key);
         } else {
             self.lookup(piece, key);
         }
-        self.ends.looked_up(self.out.len);
     }
 
     /// Looks up the pieces still in the queue, oldest first.

@@ -467,6 +467,9 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
 }
 
 /// Word `i` of a run of distinct words: a space and `i` in base 26, as letters.
+/// Distinct words enough to take the cache's tables past direct lookups (`is_small`).
+pub(super) const LARGE_TABLE_WORDS: usize = 200_000;
+
 pub(super) fn distinct_word(mut i: usize) -> String {
     let mut w = String::from(" ");
     loop {
@@ -494,7 +497,7 @@ fn a_large_table_times_both_lookup_modes_and_keeps_the_choice() {
     // next trial is `TRIAL_EVERY` windows away. Ids are right in every window.
     use super::encode::{RECHECK, TRIAL_EVERY};
     let t = gpt2_ranked();
-    let filler: String = (0..100_000).map(distinct_word).collect();
+    let filler: String = (0..LARGE_TABLE_WORDS).map(distinct_word).collect();
     t.encode(&filler, None).unwrap();
     let text: String = (0..3 * RECHECK + 100)
         .map(|i| distinct_word(i % 5000))
@@ -547,7 +550,7 @@ fn the_queue_gives_the_ids_of_pieces_of_every_kind() {
     // the arena, medium and long ones, each found the first time and in the cache after,
     // with texts shorter than the queue and longer.
     let t = gpt2_ranked();
-    let filler: String = (0..100_000).map(distinct_word).collect();
+    let filler: String = (0..LARGE_TABLE_WORDS).map(distinct_word).collect();
     t.encode(&filler, None).unwrap();
     take_the_queue(&t);
     let words = [
