@@ -411,8 +411,8 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// table is large, the queue's lookups are most of the pieces.
     #[inline(always)]
     fn lookup_queued(&mut self, piece: &str, key: u64) {
+        // After an error the pieces are skipped (the direct path is never taken then).
         if self.failure.is_none() {
-            // After an error the pieces are skipped (the direct path is never taken then).
             self.lookup_any(piece, key);
         }
         self.ends.looked_up(self.out.len);
