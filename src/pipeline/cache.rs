@@ -182,6 +182,14 @@ impl<'c> ShortIds<'c> {
     pub fn arena(&self) -> Run<'c> {
         self.cache.arena_run(self.slot.ids as usize)
     }
+
+    /// Appends the piece's ids to `out`, wherever they are (off the encoder's path).
+    pub fn extend(&self, out: &mut Vec<u32>) {
+        match self.inline() {
+            (ids, n @ 1..=INLINE_IDS) => out.extend_from_slice(&ids[..n]),
+            _ => out.extend_from_slice(self.arena().ids()),
+        }
+    }
 }
 
 pub struct PieceCache {
@@ -401,14 +409,11 @@ impl PieceCache {
     pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
         let key = key_of(piece);
         if is_short_key(key) {
-            let Some(found) = self.find_short(key) else {
-                return false;
-            };
-            match found.inline() {
-                (ids, n @ 1..=INLINE_IDS) => out.extend_from_slice(&ids[..n]),
-                _ => out.extend_from_slice(found.arena().ids()),
+            let found = self.find_short(key);
+            if let Some(found) = &found {
+                found.extend(out);
             }
-            return true;
+            return found.is_some();
         }
         match self.find_run(key, piece) {
             Some(run) => {
@@ -444,7 +449,7 @@ impl PieceCache {
     /// The slot of the short piece whose key is `key` (`short_key`), for the encoder's
     /// copy of its ids (`ShortIds`). Inlined into the encoding loop: a hit is most of what
     /// encoding a piece costs, and a short key alone tells a hit (no bytes to compare, no
-    /// branch on the kind of piece). The probe loop is `find`'s written out: one shared
+    /// branch on the kind of piece). The probe loop is `find_run`'s written out: one shared
     /// through a closure measured 4-8% slower (docs/performance.md#cache).
     #[inline(always)]
     pub fn find_short(&self, key: u64) -> Option<ShortIds<'_>> {
@@ -529,16 +534,12 @@ impl PieceCache {
             self.clear();
         }
         if is_short_key(key) {
-            let packed = ids.iter().enumerate().try_fold(0, |packed, (k, &id)| {
-                let fits = k < INLINE_IDS && u64::from(id) <= PACKED_ID;
-                fits.then(|| packed | u64::from(id) << (k as u32 * PACKED_ID_BITS))
-            });
-            let slot = match packed {
-                Some(packed) if !ids.is_empty() => ShortSlot {
+            let slot = match pack(ids) {
+                Some(packed) => ShortSlot {
                     key: key | (ids.len() as u64) << COUNT_SHIFT,
                     ids: packed,
                 },
-                _ => ShortSlot {
+                None => ShortSlot {
                     key,
                     ids: self.push_run(ids) as u64,
                 },
@@ -580,6 +581,18 @@ impl PieceCache {
         self.ids.resize(self.ids.len() + RUN_BLOCK, 0);
         end
     }
+}
+
+/// 1 to `INLINE_IDS` ids packed in one word as a short slot holds them; `None` for more,
+/// none, or an id too large to pack.
+fn pack(ids: &[u32]) -> Option<u64> {
+    let fits =
+        (1..=INLINE_IDS).contains(&ids.len()) && ids.iter().all(|&id| u64::from(id) <= PACKED_ID);
+    fits.then(|| {
+        ids.iter().enumerate().fold(0, |packed, (k, &id)| {
+            packed | u64::from(id) << (k as u32 * PACKED_ID_BITS)
+        })
+    })
 }
 
 /// Makes a table holding `len` pieces ready for one more: allocated at first use, doubled

@@ -547,8 +547,8 @@ impl<'a> IdWriter<'a> {
         debug_assert!(n <= N && self.len + N <= self.cap);
         // SAFETY: `len + N <= cap` (the callers grow first), the capacity of the
         // allocation at `ptr`, which only this writer uses until `vec` hands the `Vec`
-        // out; `block` is the cache's memory, never this buffer. `n <= N` ids count as
-        // written.
+        // out; `block` is the cache's memory or a copy of it, never this buffer. `n <= N`
+        // ids count as written.
         unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), self.ptr.add(self.len), N) };
         self.len += n;
     }

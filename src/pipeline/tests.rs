@@ -466,10 +466,10 @@ fn long_pieces_of_ranked_models_cut_and_backtrack_to_the_merged_ids() {
     }
 }
 
-/// Word `i` of a run of distinct words: a space and `i` in base 26, as letters.
 /// Distinct words enough to take the cache's tables past direct lookups (`is_small`).
 pub(super) const LARGE_TABLE_WORDS: usize = 200_000;
 
+/// Word `i` of a run of distinct words: a space and `i` in base 26, as letters.
 pub(super) fn distinct_word(mut i: usize) -> String {
     let mut w = String::from(" ");
     loop {
