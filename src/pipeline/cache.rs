@@ -409,11 +409,13 @@ impl PieceCache {
     pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
         let key = key_of(piece);
         if is_short_key(key) {
-            let found = self.find_short(key);
-            if let Some(found) = &found {
-                found.extend(out);
-            }
-            return found.is_some();
+            return match self.find_short(key) {
+                Some(found) => {
+                    found.extend(out);
+                    true
+                }
+                None => false,
+            };
         }
         match self.find_run(key, piece) {
             Some(run) => {
