@@ -87,6 +87,8 @@ impl Tokenizer {
     ) -> Result<Vec<u32>> {
         let ends_before = ends.len();
         ids.clear();
+        let bytes = texts.iter().map(|t| t.len()).sum::<usize>();
+        let started = (bytes >= pace::TIMED_FROM_BYTES).then(std::time::Instant::now);
         PieceCache::with(self.cache_owner, |cache| {
             if specials.is_none() && self.config.normalizer.is_identity() {
                 if self.encode_run_queued(texts, forbidden, &mut ids, ends, cache) {
@@ -101,6 +103,9 @@ impl Tokenizer {
                 Ok(())
             })
         })?;
+        if let Some(started) = started {
+            pace::note(bytes, started.elapsed());
+        }
         Ok(ids)
     }
 
@@ -187,8 +192,8 @@ impl<'b, 't> Runs<'b, 't> {
     }
 
     /// `texts` cut for a team on `helpers` (`crate::threads::team`): one run for a batch
-    /// under `PARALLEL_MIN_BYTES` or a team of one thread, else several runs a thread, which
-    /// keep the threads evenly loaded.
+    /// not `worth_sharing` or a team of one thread, else several runs a thread, which keep
+    /// the threads evenly loaded.
     pub fn for_team(texts: &'b [&'t str], helpers: Option<&crate::threads::Helpers>) -> Self {
         if Self::worth_sharing(texts, helpers) {
             Runs::new(texts, 8 * crate::threads::team_size(helpers))
@@ -197,11 +202,16 @@ impl<'b, 't> Runs<'b, 't> {
         }
     }
 
-    /// Whether a batch of `texts` is worth sharing with `helpers`: it has at least
-    /// `PARALLEL_MIN_BYTES` and there is a helper.
+    /// Whether a batch of `texts` is worth sharing with `helpers`: there is a helper, and
+    /// the batch has at least `PARALLEL_MIN_BYTES`, or at least `SHARED_FROM_BYTES` and
+    /// this thread's pace says it takes at least `SHARED_FROM_NANOS` alone.
     pub fn worth_sharing(texts: &[&str], helpers: Option<&crate::threads::Helpers>) -> bool {
-        crate::threads::team_size(helpers) >= 2
-            && texts.iter().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES
+        if crate::threads::team_size(helpers) < 2 {
+            return false;
+        }
+        let bytes = texts.iter().map(|t| t.len()).sum::<usize>();
+        bytes >= PARALLEL_MIN_BYTES
+            || (bytes >= SHARED_FROM_BYTES && pace::nanos_for(bytes) >= SHARED_FROM_NANOS)
     }
 
     /// How many runs there are (one, empty, for a batch of no texts).
@@ -228,9 +238,14 @@ impl<'b, 't> Runs<'b, 't> {
         let done = Mutex::new(Vec::with_capacity(self.count()));
         crate::threads::team(helpers, || {
             let mut mine = Vec::new();
+            // This thread's pace over its runs together: a shared batch's runs are each
+            // too short to time.
+            let (started, mut bytes) = (std::time::Instant::now(), 0);
             while let Some(part) = self.claim() {
+                bytes += self.texts(part).iter().map(|t| t.len()).sum::<usize>();
                 mine.push((part, f(part)));
             }
+            pace::note(bytes, started.elapsed());
             lock(&done).extend(mine);
         });
         let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -346,10 +361,45 @@ pub(super) fn join_runs(
 /// costs more than they take.
 const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
 
-/// A batch of fewer bytes is encoded on the calling thread alone: a sleeping pool thread
-/// wakes too late to take a share of it
-/// (docs/performance.md#batches-the-calling-thread-works-one-thread-stays-on-it).
+/// A batch of at least this many bytes is shared whatever its pace.
 pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
+/// A smaller one is shared from this size when this thread's pace says it takes at least
+/// `SHARED_FROM_NANOS` alone: a helper's wake-up and the join cost tens of microseconds, so
+/// a batch shorter than that is faster on the calling thread alone, and bytes alone do not
+/// say how long a batch takes (Korean costs about twice English a byte, and this host's
+/// speed moves by as much) (docs/performance.md#batches-small-ones-shared-by-their-pace).
+pub const SHARED_FROM_BYTES: usize = 1 << 14;
+pub const SHARED_FROM_NANOS: u64 = 100_000;
+
+/// How fast this thread has been encoding batches: each run of a batch of at least
+/// `pace::TIMED_FROM_BYTES` notes its time a byte, and the last note stands (a first,
+/// cold run overstates it once). Each thread keeps its own; the calling thread's is the one
+/// that decides whether to share.
+pub mod pace {
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    /// Runs shorter than this are not timed: their time is mostly fixed costs.
+    pub const TIMED_FROM_BYTES: usize = 1 << 12;
+
+    thread_local! {
+        /// Picoseconds a byte of this thread's last timed run (0: none yet).
+        static PICOS_A_BYTE: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Notes that `bytes` took `took`.
+    pub fn note(bytes: usize, took: Duration) {
+        if bytes >= TIMED_FROM_BYTES {
+            let picos = took.as_nanos().saturating_mul(1000) / bytes as u128;
+            PICOS_A_BYTE.with(|p| p.set(u64::try_from(picos).unwrap_or(u64::MAX)));
+        }
+    }
+
+    /// How long `bytes` would take at this thread's last pace (0 before any timed run).
+    pub fn nanos_for(bytes: usize) -> u64 {
+        PICOS_A_BYTE.with(|p| p.get()).saturating_mul(bytes as u64) / 1000
+    }
+}
 
 /// `mutex`'s guard; a thread that panicked holding it left nothing half-written here.
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

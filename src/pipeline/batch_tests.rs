@@ -159,6 +159,52 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     assert!(Runs::for_team(&big, two.as_ref()).count() > 2);
 }
 
+#[test]
+fn a_small_batch_is_shared_when_this_threads_pace_says_it_takes_long() {
+    use batch::{pace, SHARED_FROM_BYTES, SHARED_FROM_NANOS};
+    use std::time::Duration;
+    // A thread of its own, so that no other test's runs have set its pace.
+    std::thread::spawn(|| {
+        let two = helpers(2);
+        let text = "x".repeat(SHARED_FROM_BYTES);
+        let small = [text.as_str(), "y"];
+        // No pace yet: a batch under PARALLEL_MIN_BYTES stays on the calling thread.
+        assert_eq!(pace::nanos_for(small.len()), 0);
+        assert!(!Runs::worth_sharing(&small, two.as_ref()));
+        // A pace at which it takes twice the threshold: shared, on a team only.
+        let slow = Duration::from_nanos(2 * SHARED_FROM_NANOS);
+        pace::note(SHARED_FROM_BYTES, slow);
+        assert!(Runs::worth_sharing(&small, two.as_ref()));
+        assert!(Runs::for_team(&small, two.as_ref()).count() == 2);
+        assert!(!Runs::worth_sharing(&small, None));
+        // Smaller than SHARED_FROM_BYTES: never, whatever the pace.
+        assert!(!Runs::worth_sharing(&[&text[1..]], two.as_ref()));
+        // A fast pace (half the threshold): back on the calling thread.
+        pace::note(SHARED_FROM_BYTES, slow / 4);
+        assert!(!Runs::worth_sharing(&small, two.as_ref()));
+        // Runs under TIMED_FROM_BYTES are not noted.
+        pace::note(pace::TIMED_FROM_BYTES - 1, slow * 1000);
+        assert!(!Runs::worth_sharing(&small, two.as_ref()));
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn a_batch_run_notes_this_threads_pace() {
+    let t = gpt2_ranked();
+    std::thread::spawn(move || {
+        let words: Vec<String> = (0..4000).map(distinct_word).collect();
+        let texts: Vec<&str> = words.iter().map(String::as_str).collect();
+        assert!(texts.iter().map(|w| w.len()).sum::<usize>() >= batch::pace::TIMED_FROM_BYTES);
+        assert_eq!(batch::pace::nanos_for(1000), 0);
+        check_one_run(&t, &texts);
+        assert!(batch::pace::nanos_for(1000) > 0, "the run was timed");
+    })
+    .join()
+    .unwrap();
+}
+
 /// A byte-level model of "ab" and "abab", with `<s>` as a special token (also returned).
 fn ab_model() -> (Tokenizer, Vec<(String, u32)>) {
     let c = config(Kind::Byte, EndOfWord::None, bpe(MergeRule::Merges));
