@@ -384,7 +384,7 @@ impl PyModel {
         let threads = team_size(Some(helpers));
         let n = texts.len();
         // Short runs: the first lists can be made early, and the last run is short.
-        let runs = Runs::new(texts, 32 * threads);
+        let runs = Runs::for_threads(texts, threads, 32);
         let list = new_list(py, n)?;
         let (sender, mut receiver) = std::sync::mpsc::channel::<(usize, Encoded)>();
         let (inner, shared) = (&self.inner, &runs);

@@ -196,10 +196,22 @@ impl<'b, 't> Runs<'b, 't> {
     /// the threads evenly loaded.
     pub fn for_team(texts: &'b [&'t str], helpers: Option<&crate::threads::Helpers>) -> Self {
         if Self::worth_sharing(texts, helpers) {
-            Runs::new(texts, 8 * crate::threads::team_size(helpers))
+            Runs::for_threads(texts, crate::threads::team_size(helpers), 8)
         } else {
             Runs::new(texts, 1)
         }
+    }
+
+    /// `texts` for `threads` threads in `per_thread` runs a thread, fewer where runs would
+    /// be under `MIN_RUN_BYTES`, but one a thread at least.
+    pub fn for_threads(texts: &'b [&'t str], threads: usize, per_thread: usize) -> Self {
+        let bytes = texts.iter().map(|t| t.len()).sum::<usize>();
+        Runs::new(
+            texts,
+            (per_thread * threads)
+                .min(bytes / MIN_RUN_BYTES)
+                .max(threads),
+        )
     }
 
     /// Whether a batch of `texts` is worth sharing with `helpers`: there is a helper, and
@@ -370,6 +382,11 @@ pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
 /// speed moves by as much) (docs/performance.md#batches-small-ones-shared-by-their-pace).
 pub const SHARED_FROM_BYTES: usize = 1 << 14;
 pub const SHARED_FROM_NANOS: u64 = 100_000;
+/// A shared batch's runs are at least this long where it has the bytes: each run has a
+/// fixed cost (its buffer, the thread's cache taken, a hand-over), which made a 45 kB batch
+/// in 16 runs (lists: 64) slower than in 5 or 6
+/// (docs/performance.md#batches-small-ones-shared-by-their-pace-2026-11-30).
+pub const MIN_RUN_BYTES: usize = 1 << 13;
 
 /// How fast this thread has been encoding batches: each run of a batch of at least
 /// `pace::TIMED_FROM_BYTES` notes its time a byte, and the last note stands (a first,

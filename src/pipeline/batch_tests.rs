@@ -157,6 +157,12 @@ fn runs_cover_every_text_once_in_order_and_split_by_bytes() {
     assert_eq!(Runs::for_team(&["ab"; 100], two.as_ref()).count(), 1);
     assert_eq!(Runs::for_team(&big, None).count(), 1);
     assert!(Runs::for_team(&big, two.as_ref()).count() > 2);
+    // Runs of at least MIN_RUN_BYTES where the batch has the bytes; one a thread at least.
+    let word = "abcdefgh".repeat(128);
+    let five = vec![word.as_str(); 5 * batch::MIN_RUN_BYTES / word.len()];
+    assert_eq!(Runs::for_threads(&five, 2, 8).count(), 5);
+    assert_eq!(Runs::for_threads(&five, 2, 2).count(), 4);
+    assert_eq!(Runs::for_threads(&five[..2], 2, 8).count(), 2);
 }
 
 #[test]
