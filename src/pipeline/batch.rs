@@ -377,9 +377,10 @@ const PARALLEL_JOIN_MIN_IDS: u64 = 1 << 18;
 pub const PARALLEL_MIN_BYTES: usize = 1 << 17;
 /// A smaller one is shared from this size when this thread's pace says it takes at least
 /// `SHARED_FROM_NANOS` alone: a helper's wake-up and the join cost tens of microseconds, so
-/// a batch shorter than that is faster on the calling thread alone, and bytes alone do not
-/// say how long a batch takes (Korean costs about twice English a byte, and this host's
-/// speed moves by as much) (docs/performance.md#batches-small-ones-shared-by-their-pace).
+/// a batch shorter than that is faster on the calling thread alone; and bytes alone do not
+/// say how long a batch takes (Korean costs about twice English a byte, and a shared
+/// machine's speed moves by as much)
+/// (docs/performance.md#batches-small-ones-shared-by-their-pace-2026-11-30).
 pub const SHARED_FROM_BYTES: usize = 1 << 14;
 pub const SHARED_FROM_NANOS: u64 = 100_000;
 /// A shared batch's runs are at least this long where it has the bytes: each run has a
