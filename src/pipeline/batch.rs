@@ -87,11 +87,11 @@ impl Tokenizer {
     ) -> Result<Vec<u32>> {
         let ends_before = ends.len();
         ids.clear();
-        let bytes = texts.iter().map(|t| t.len()).sum::<usize>();
+        let bytes = text_bytes(texts);
         let started = (bytes >= pace::TIMED_FROM_BYTES).then(std::time::Instant::now);
         PieceCache::with(self.cache_owner, |cache| {
             if specials.is_none() && self.config.normalizer.is_identity() {
-                if self.encode_run_queued(texts, forbidden, &mut ids, ends, cache) {
+                if self.encode_run_queued(texts, bytes, forbidden, &mut ids, ends, cache) {
                     return Ok(());
                 }
                 ids.clear();
@@ -114,16 +114,17 @@ impl Tokenizer {
     /// (docs/performance.md#batches-one-queue-for-a-run). For texts encoded as they are:
     /// the caller checked that nothing is normalized and no special token recognised.
     /// False when a text failed, with `ids` and `ends` partly written: the caller encodes
-    /// the run again text by text, which names the earliest failing text.
+    /// the run again text by text, which names the earliest failing text. `bytes`: the
+    /// texts' bytes, which the caller has counted.
     fn encode_run_queued(
         &self,
         texts: &[&str],
+        bytes: usize,
         forbidden: Option<&SpecialMatcher>,
         ids: &mut Vec<u32>,
         ends: &mut Vec<u64>,
         cache: &mut PieceCache,
     ) -> bool {
-        let bytes: usize = texts.iter().map(|t| t.len()).sum();
         crate::pages::reserve(ids, bytes / 4);
         let run_ends = RunEnds {
             ends,
@@ -195,8 +196,9 @@ impl<'b, 't> Runs<'b, 't> {
     /// not `worth_sharing` or a team of one thread, else several runs a thread, which keep
     /// the threads evenly loaded.
     pub fn for_team(texts: &'b [&'t str], helpers: Option<&crate::threads::Helpers>) -> Self {
-        if Self::worth_sharing(texts, helpers) {
-            Runs::for_threads(texts, crate::threads::team_size(helpers), 8)
+        let (bytes, threads) = (text_bytes(texts), crate::threads::team_size(helpers));
+        if Self::shares(bytes, threads) {
+            Runs::cut(texts, bytes, threads, 8)
         } else {
             Runs::new(texts, 1)
         }
@@ -205,25 +207,29 @@ impl<'b, 't> Runs<'b, 't> {
     /// `texts` for `threads` threads in `per_thread` runs a thread, fewer where runs would
     /// be under `MIN_RUN_BYTES`, but one a thread at least.
     pub fn for_threads(texts: &'b [&'t str], threads: usize, per_thread: usize) -> Self {
-        let bytes = texts.iter().map(|t| t.len()).sum::<usize>();
-        Runs::new(
-            texts,
-            (per_thread * threads)
-                .min(bytes / MIN_RUN_BYTES)
-                .max(threads),
-        )
+        Runs::cut(texts, text_bytes(texts), threads, per_thread)
+    }
+
+    /// `for_threads` with the texts' bytes already counted.
+    fn cut(texts: &'b [&'t str], bytes: usize, threads: usize, per_thread: usize) -> Self {
+        let parts = (per_thread * threads)
+            .min(bytes / MIN_RUN_BYTES)
+            .max(threads);
+        Runs::new(texts, parts)
     }
 
     /// Whether a batch of `texts` is worth sharing with `helpers`: there is a helper, and
     /// the batch has at least `PARALLEL_MIN_BYTES`, or at least `SHARED_FROM_BYTES` and
     /// this thread's pace says it takes at least `SHARED_FROM_NANOS` alone.
     pub fn worth_sharing(texts: &[&str], helpers: Option<&crate::threads::Helpers>) -> bool {
-        if crate::threads::team_size(helpers) < 2 {
-            return false;
-        }
-        let bytes = texts.iter().map(|t| t.len()).sum::<usize>();
-        bytes >= PARALLEL_MIN_BYTES
-            || (bytes >= SHARED_FROM_BYTES && pace::nanos_for(bytes) >= SHARED_FROM_NANOS)
+        Self::shares(text_bytes(texts), crate::threads::team_size(helpers))
+    }
+
+    /// `worth_sharing` of a batch of `bytes` on a team of `threads`.
+    fn shares(bytes: usize, threads: usize) -> bool {
+        threads >= 2
+            && (bytes >= PARALLEL_MIN_BYTES
+                || (bytes >= SHARED_FROM_BYTES && pace::nanos_for(bytes) >= SHARED_FROM_NANOS))
     }
 
     /// How many runs there are (one, empty, for a batch of no texts).
@@ -250,14 +256,9 @@ impl<'b, 't> Runs<'b, 't> {
         let done = Mutex::new(Vec::with_capacity(self.count()));
         crate::threads::team(helpers, || {
             let mut mine = Vec::new();
-            // This thread's pace over its runs together: a shared batch's runs are each
-            // too short to time.
-            let (started, mut bytes) = (std::time::Instant::now(), 0);
             while let Some(part) = self.claim() {
-                bytes += self.texts(part).iter().map(|t| t.len()).sum::<usize>();
                 mine.push((part, f(part)));
             }
-            pace::note(bytes, started.elapsed());
             lock(&done).extend(mine);
         });
         let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -389,10 +390,16 @@ pub const SHARED_FROM_NANOS: u64 = 100_000;
 /// (docs/performance.md#batches-small-ones-shared-by-their-pace-2026-11-30).
 pub const MIN_RUN_BYTES: usize = 1 << 13;
 
-/// How fast this thread has been encoding batches: each run of a batch of at least
-/// `pace::TIMED_FROM_BYTES` notes its time a byte, and the last note stands (a first,
-/// cold run overstates it once). Each thread keeps its own; the calling thread's is the one
-/// that decides whether to share.
+/// The bytes of a batch's texts.
+fn text_bytes(texts: &[&str]) -> usize {
+    texts.iter().map(|t| t.len()).sum()
+}
+
+/// How fast this thread has been encoding batches: each run (`encode_run_into`) of at
+/// least `pace::TIMED_FROM_BYTES` notes its time a byte (a shared batch's runs are at
+/// least `MIN_RUN_BYTES` where it has the bytes, so they are timed too), and the last note
+/// stands (a first, cold run overstates it once). Each thread keeps its own; the calling
+/// thread's is the one that decides whether to share.
 pub mod pace {
     use std::cell::Cell;
     use std::time::Duration;
