@@ -121,6 +121,15 @@ def test_arbitrary_unicode(texts):
 # A Hangul syllable is in both of o200k's sets of word letters: a capital after one starts
 # a word or not by what follows (`한A` / `한A한`), in blocks and in last blocks.
 @example(texts=["한국어 " * 12 + "한A한 a한A한 한A 한Ж한 ÀB한 한'S", "대한민국 " * 5 + "한A한 한A"])
+# So is a CJK ideograph (U+4E00 to U+9FFF, which blocks take as letters); the range's ends
+# and neighbours (U+4DFF, a hexagram; U+4DBF, Extension A) with punctuation between.
+@example(
+    texts=[
+        "在这种规模的项目中很难避免遇到与你意见不和，" * 3
+        + "中A中 a中A中 中A 中'S \u4e00\u9fff\u4dff中 “中”……——",
+        "\u4dbf" + "规模的项目中" * 8 + "。中文A",
+    ]
+)
 def test_tricky_fragments(texts):
     for name in FAST:
         assert_same(name, texts)

@@ -1,23 +1,28 @@
 //! cl100k's, Llama 3's (which differ only at the end of the text) and o200k's pieces 64
-//! bytes at a time on ASCII, Cyrillic, accented Latin and Korean text. The bytes are
-//! sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON on
-//! AArch64), one bit per byte, and where pieces start is worked out from those bits for the
-//! whole block at once: a piece then costs a bit scan instead of class lookups and a
+//! bytes at a time on ASCII, Cyrillic, accented Latin, Korean and Chinese text. The bytes
+//! are sorted into classes by SIMD compares (SSE2, or AVX-512BW where the CPU has it; NEON
+//! on AArch64), one bit per byte, and where pieces start is worked out from those bits for
+//! the whole block at once: a piece then costs a bit scan instead of class lookups and a
 //! branch per alternative of the pattern (docs/performance.md#pre-tokenization).
 //!
 //! A block is read from `at`, a piece start, as if the text began there: the patterns have
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
 //! The byte after the block is looked at too (whether a run goes on past it). A block ends
-//! early at a character it does not cover: any non-ASCII one but the letters that
-//! `known_bytes` names (two-byte Latin and Cyrillic letters, Hangul syllables), which are
-//! letters whatever surrounds them. What the bits cannot settle cheaply is left to the
-//! byte-at-a-time splitter: text that starts with other characters, whitespace right
-//! before a line break (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/`
-//! right after a line break (`[\r\n/]*` after punctuation) and a capital right after a
-//! Hangul syllable. In debug builds the caller checks every piece of a block against that
+//! early at a character it does not cover: any non-ASCII one but those that `known_bytes`
+//! names (two-byte Latin and Cyrillic letters, Hangul syllables and CJK ideographs, which
+//! are letters whatever surrounds them; general, CJK and full-width punctuation, which is
+//! `others`). What the bits cannot settle cheaply is left to the byte-at-a-time splitter:
+//! text that starts with other characters, whitespace right before a line break
+//! (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/` right after a line break
+//! (`[\r\n/]*` after punctuation) and a capital right after a Hangul syllable or an
+//! ideograph. In debug builds the caller checks every piece of a block against that
 //! splitter.
 
 use super::contraction;
+use known::known_bytes;
+
+#[path = "blocks_known.rs"]
+mod known;
 
 /// Bit `i` set for byte `at + i` in the class.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +48,9 @@ pub(super) struct ClassBits {
     /// which are in `lower` too: read as small letters, exact unless a capital follows one
     /// (`block_starts`).
     pub caseless: u64,
+    /// The first bytes of three-byte `others` characters (CJK and full-width punctuation):
+    /// one of them alone may lead a word, as one ASCII punctuation character may.
+    pub long_others: u64,
     /// How many bytes from the first the block covers (64: all): ASCII, and whole letters
     /// of the scripts `known_bytes` names, which are in `letters`. The bits from there on
     /// are not used.
@@ -124,6 +132,7 @@ unsafe fn classes_wide<const CASED: bool>(x: std::arch::x86_64::__m512i) -> Opti
             },
             slash: if CASED { eq(b'/') } else { 0 },
             caseless: known.caseless,
+            long_others: known.long_others,
             known: known.len,
         }
     };
@@ -196,6 +205,7 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
         }
         bits.lower |= known.lower;
         bits.caseless = known.caseless;
+        bits.long_others = known.long_others;
         bits
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -265,6 +275,7 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
         },
         slash: if CASED { mask(&v, |x| eq(x, b'/')) } else { 0 },
         caseless: known.caseless,
+        long_others: known.long_others,
         known: known.len,
     };
     bits.others = !(bits.letters | bits.digits | bits.newlines | bits.spaces);
@@ -279,123 +290,6 @@ pub(super) fn class_bits<const CASED: bool, const WIDE: bool>(
     _: usize,
 ) -> Option<ClassBits> {
     None
-}
-
-/// The letters among a block's non-ASCII bytes and how far its classes reach.
-#[derive(Debug, Default, Clone, Copy)]
-struct Known {
-    /// Bytes of whole letters that blocks take (`known_bytes`).
-    letters: u64,
-    /// o200k (`CASED`) only: those of them that are lower-case letters, or caseless.
-    lower: u64,
-    /// o200k only: those of them that are in both of its sets (Hangul syllables).
-    caseless: u64,
-    /// How many bytes from the first the block covers (64: all).
-    len: u32,
-}
-
-/// How much of a block its classes cover, from the bit mask of its non-ASCII bytes (`high`)
-/// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): the
-/// bytes of whole letters of the scripts below, and the length of the prefix of ASCII and
-/// those. Both patterns take Hangul syllables. cl100k (not `CASED`), which does not tell
-/// upper from lower case, takes the two-byte Latin and Cyrillic letters
-/// (`two_byte_letters`); o200k only the ones whose case one compare per range gives
-/// (`cased_letters`), and its syllables are `caseless`. `None` when that prefix is under
-/// 32 bytes: text that dense in other characters is left to the byte splitter whole.
-#[inline(always)]
-fn known_bytes<const CASED: bool>(high: u64, in_range: impl Fn(u8, u8) -> u64) -> Option<Known> {
-    if high == 0 {
-        return Some(Known {
-            len: 64,
-            ..Known::default()
-        });
-    }
-    // A lead byte of another character among the first 32 refuses the block before the
-    // letters' other masks are made (text in other scripts meets this at every block);
-    // Korean text asks for the two-byte leads only when some other lead is there.
-    let mut known = Known::default();
-    let three = in_range(0xEA, 0xED);
-    let others = in_range(0xC0, 0xFF) & !three;
-    if others != 0 {
-        let two = if CASED {
-            in_range(0xC3, 0xC3) | in_range(0xD0, 0xD1)
-        } else {
-            in_range(0xC3, 0xCA) | in_range(0xD0, 0xD3)
-        };
-        if (others & !two) as u32 != 0 {
-            return None;
-        }
-        if CASED {
-            (known.letters, known.lower) = cased_letters(&in_range);
-        } else {
-            known.letters = two_byte_letters(two, &in_range);
-        }
-    }
-    if three != 0 {
-        let syllables = hangul_syllables(three, &in_range);
-        known.letters |= syllables;
-        if CASED {
-            known.lower |= syllables;
-            known.caseless = syllables;
-        }
-    }
-    let other = high & !known.letters;
-    known.len = other.trailing_zeros();
-    (other as u32 == 0).then_some(known)
-}
-
-/// o200k's two-byte letters in a block and the lower-case ones among them: Latin-1's
-/// capitals (U+00C0 to U+00DE, `C3 80` to `C3 9E`) and small letters (U+00DF to U+00FF)
-/// but `×` and `÷`, and the Cyrillic capitals U+0400 to U+042F (`D0 80` to `D0 AF`) and
-/// small letters U+0430 to U+045F (`D0 B0` to `D1 9F`). Each is `Lu` or `Ll`, in one of
-/// o200k's two sets of word letters and not the other.
-#[inline(always)]
-fn cased_letters(in_range: impl Fn(u8, u8) -> u64) -> (u64, u64) {
-    // Bit i: byte i + 1 is in the range.
-    let second = |lo, hi| in_range(lo, hi) >> 1;
-    let whole = u64::MAX >> 1;
-    let c3 = in_range(0xC3, 0xC3) & whole & !(second(0x97, 0x97) | second(0xB7, 0xB7));
-    let d0 = in_range(0xD0, 0xD0) & whole;
-    let d1 = in_range(0xD1, 0xD1) & whole & second(0x80, 0x9F);
-    let lower = c3 & second(0x9F, 0xBF) | d0 & second(0xB0, 0xBF) | d1;
-    let letters = c3 | d0 | d1;
-    (letters | letters << 1, lower | lower << 1)
-}
-
-/// The bytes of the whole two-byte letters in a block, from `lead`, its bytes `C3` to `CA`
-/// and `D0` to `D3`, all of them `\p{L}`: Latin letters with diacritics, IPA and modifier
-/// letters (U+00C0 to U+02BF: Latin-1, Extended-A and -B, IPA Extensions) but `×` and `÷`
-/// (`C3 97`, `C3 B7`), and Cyrillic (U+0400 to U+04FF) but `҂` and the combining marks
-/// U+0482 to U+0489 (`D2 82` to `D2 89`). The text is valid UTF-8, so such a byte is
-/// followed by a continuation byte unless the block ends first.
-#[inline(always)]
-fn two_byte_letters(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
-    // Bit i: byte i + 1 is in the range.
-    let second = |lo, hi| in_range(lo, hi) >> 1;
-    let mut letters = lead & (u64::MAX >> 1);
-    letters &= !(in_range(0xC3, 0xC3) & (second(0x97, 0x97) | second(0xB7, 0xB7)));
-    letters &= !(in_range(0xD2, 0xD2) & second(0x82, 0x89));
-    letters | letters << 1
-}
-
-/// The bytes of the whole Hangul syllables in a block (U+AC00 to U+D7A3, `EA B0 80` to
-/// `ED 9E A3` in UTF-8, all of them `\p{L}`), from `lead`, its bytes `EA` to `ED`. The text
-/// is valid UTF-8, so such a byte is followed by two continuation bytes unless the block
-/// ends first; the range's two ends are checked on the second and third bytes (`EA 80` to
-/// `EA AF` are other scripts' letters, digits and marks; from `ED 9E A4` on, Jamo and
-/// unassigned code points).
-#[inline(always)]
-fn hangul_syllables(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
-    let ea = in_range(0xEA, 0xEA);
-    let ed = in_range(0xED, 0xED);
-    // Bit i: byte i + 1 (`second`) or i + 2 (`third`) is in the range.
-    let second = |lo, hi| in_range(lo, hi) >> 1;
-    let third = |lo, hi| in_range(lo, hi) >> 2;
-    // Leads whose three bytes are all in the block.
-    let mut syllables = lead & (u64::MAX >> 2);
-    syllables &= !(ea & second(0x80, 0xAF));
-    syllables &= !(ed & (second(0x9F, 0xBF) | second(0x9E, 0x9E) & third(0xA4, 0xBF)));
-    syllables | syllables << 1 | syllables << 2
 }
 
 /// The classes of one ASCII byte, as the bit 0 of each mask (the byte after a block).
@@ -416,6 +310,7 @@ fn byte_bits(x: u8) -> ClassBits {
         lower: bit(x.is_ascii_lowercase()),
         slash: bit(x == b'/'),
         caseless: 0,
+        long_others: 0,
         known: 1,
     }
 }
@@ -524,7 +419,12 @@ fn starts_from<const O200K: bool>(
     // `[^\r\n\p{L}\p{N}]?` before a word: it takes the whitespace character before it (the
     // last of its run, which `\s+(?!\S)` leaves), or a lone punctuation character that no
     // space leads (` ?[^\s\p{L}\p{N}]+` would take the two together).
-    let led = before(s) | (before(p) & !(p << 2) & !(c.space << 2));
+    // A three-byte punctuation character leads a word the same way, read from its first
+    // byte (`long_others`).
+    let mut led = before(s) | (before(p) & !(p << 2) & !(c.space << 2));
+    if O200K || c.long_others != 0 {
+        led |= c.long_others << 3 & !(p << 4) & !(c.space << 4);
+    }
     let mut starts = 1
         | (l & !before(l) & !led)
         // A run of punctuation, from the space before it if there is one.

@@ -8,7 +8,7 @@ use super::*;
 const CLASSIFIES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// The bits of a block's classes that count (below `known`), and `known`.
-fn used(c: Option<ClassBits>) -> Option<[u64; 11]> {
+fn used(c: Option<ClassBits>) -> Option<[u64; 12]> {
     c.map(|c| {
         let m = below(c.known);
         [
@@ -22,6 +22,7 @@ fn used(c: Option<ClassBits>) -> Option<[u64; 11]> {
             c.lower & m,
             c.slash & m,
             c.caseless & m,
+            c.long_others & m,
             c.known as u64,
         ]
     })
@@ -30,18 +31,27 @@ fn used(c: Option<ClassBits>) -> Option<[u64; 11]> {
 /// Characters at the edges of what blocks take: Hangul syllables' first and last, their
 /// neighbours (Yi, Meetei Mayek digits, Jamo, unassigned), the two-byte Latin and Cyrillic
 /// letters' first and last and the symbols and marks among and next to them, other
-/// whitespace and punctuation, two- and four-byte characters.
-const EDGES: [char; 29] = [
+/// whitespace and punctuation, two- and four-byte characters, the CJK Unified Ideographs'
+/// first and last and their neighbours (Extension A, Yijing hexagrams, Yi), and the CJK and
+/// full-width punctuation's ends and neighbours (a letter, a number, ideographic space), and
+/// general punctuation's (a mark, the line separator).
+const EDGES: [char; 55] = [
     '\u{AC00}', '\u{D7A3}', '한', '\u{ABFF}', '\u{ABF0}', '\u{A000}', '\u{D7A4}', '\u{D7B0}',
     '\u{D7FF}', '\u{E000}', '\u{3000}', '\u{A0}', '”', '·', 'é', '😀', 'À', 'ɏ', '\u{2BF}',
-    '\u{2C0}', '×', '÷', '¿', 'Ѐ', 'ӿ', '҂', '\u{489}', 'Ҋ', '\u{500}',
+    '\u{2C0}', '×', '÷', '¿', 'Ѐ', 'ӿ', '҂', '\u{489}', 'Ҋ', '\u{500}', '\u{4E00}', '\u{9FFF}',
+    '中', '\u{4DFF}', '\u{4DBF}', '，', '。', '（', '」', '\u{3000}', '\u{3004}', '\u{3005}',
+    '\u{3007}', '\u{3008}', '\u{301F}', '\u{3020}', '\u{FF01}', '\u{FF0F}', '\u{FF10}', '\u{FF20}',
+    '\u{FF21}', '\u{200F}', '\u{2010}', '\u{2027}', '\u{2028}', '…',
 ];
 
 /// Blocks to classify, all cut from valid UTF-8 (as blocks are): each ASCII byte and
 /// each of `EDGES` at each place of a block of letters (a character cut by the block's
-/// end included), every code point from U+0080 to U+07FF and from U+A000 to U+D7FF at
-/// places near the rules' limits, and random blocks of ASCII, Hangul, Cyrillic, Latin and
-/// other characters.
+/// end included), every code point from U+0080 to U+07FF, U+2000 to U+206F (general
+/// punctuation), U+3000 to U+33FF (CJK
+/// punctuation and kana), U+4D00 to U+50FF, U+9E00 to U+9FFF, U+A000 to U+D7FF and U+FF00
+/// to U+FFFF (full-width forms), and
+/// every fifth from U+3400 to U+9DFF, at places near the rules' limits, and random blocks
+/// of ASCII, Hangul, Han, Cyrillic, Latin and other characters.
 fn blocks_to_try() -> Vec<[u8; 64]> {
     let cut = |text: &[u8]| -> [u8; 64] { text[..64].try_into().unwrap() };
     let mut out = Vec::new();
@@ -64,7 +74,16 @@ fn blocks_to_try() -> Vec<[u8; 64]> {
             out.push(with(c, i));
         }
     }
-    for c in ('\u{80}'..='\u{7FF}').chain('\u{A000}'..='\u{D7FF}') {
+    let han_between = ('\u{3400}'..='\u{9DFF}').step_by(5);
+    for c in ('\u{80}'..='\u{7FF}')
+        .chain('\u{2000}'..='\u{206F}')
+        .chain('\u{3000}'..='\u{33FF}')
+        .chain('\u{4D00}'..='\u{50FF}')
+        .chain('\u{9E00}'..='\u{9FFF}')
+        .chain('\u{A000}'..='\u{D7FF}')
+        .chain('\u{FF00}'..='\u{FFFF}')
+        .chain(han_between)
+    {
         for i in [0, 29, 30, 31, 32, 61, 62, 63] {
             out.push(with(c, i));
         }
@@ -76,7 +95,10 @@ fn blocks_to_try() -> Vec<[u8; 64]> {
             let r = rng.next_u64();
             let c = match r % 12 {
                 0..=3 => (r >> 8 & 0x7F) as u8 as char,
-                4..=5 => char::from_u32(0xAC00 + (r >> 8) as u32 % 11_172).unwrap(),
+                4 => char::from_u32(0xAC00 + (r >> 8) as u32 % 11_172).unwrap(),
+                5 if r & 0x80 == 0 => char::from_u32(0x4E00 + (r >> 8) as u32 % 0x5200).unwrap(),
+                5 => ['，', '。', '、', '「', '」', '（', '）', '：', '！', '？']
+                    [(r >> 8) as usize % 10],
                 6..=7 => char::from_u32(0x400 + (r >> 8) as u32 % 0x100).unwrap(),
                 8..=9 => char::from_u32(0xC0 + (r >> 8) as u32 % 0x200).unwrap(),
                 10 => EDGES[(r >> 8) as usize % EDGES.len()],
@@ -207,25 +229,45 @@ fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
     }
 }
 
-/// Whether blocks take `c` for a letter: Hangul syllables, and for cl100k two-byte Latin
+/// Whether blocks take `c` for a letter: Hangul syllables, CJK Unified Ideographs
+/// (U+4E00 to U+9FFF), and for cl100k two-byte Latin
 /// and IPA letters but `×` and `÷`, Cyrillic but `҂` and its combining marks; for o200k
 /// (`CASED`) Latin-1's letters and the Cyrillic U+0400 to U+045F.
 fn block_letter<const CASED: bool>(c: char) -> bool {
     if CASED {
-        return matches!(c, '\u{AC00}'..='\u{D7A3}' | 'À'..='ÿ' | '\u{400}'..='\u{45F}')
-            && !matches!(c, '×' | '÷');
+        return matches!(
+            c,
+            '\u{AC00}'..='\u{D7A3}' | '\u{4E00}'..='\u{9FFF}' | 'À'..='ÿ' | '\u{400}'..='\u{45F}'
+        ) && !matches!(c, '×' | '÷');
     }
-    matches!(c, '\u{AC00}'..='\u{D7A3}' | '\u{C0}'..='\u{2BF}' | '\u{400}'..='\u{4FF}')
-        && !matches!(c, '×' | '÷' | '\u{482}'..='\u{489}')
+    matches!(
+        c,
+        '\u{AC00}'..='\u{D7A3}' | '\u{4E00}'..='\u{9FFF}' | '\u{C0}'..='\u{2BF}' | '\u{400}'..='\u{4FF}'
+    ) && !matches!(c, '×' | '÷' | '\u{482}'..='\u{489}')
+}
+
+/// Whether blocks take `c` as a punctuation character of three bytes (`others`): general
+/// punctuation U+2010 to U+2027, CJK punctuation U+3001 to U+3004 and U+3008 to U+301F,
+/// full-width U+FF01 to U+FF0F and U+FF1A to U+FF20.
+fn block_punctuation(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2010}'..='\u{2027}'
+            | '\u{3001}'..='\u{3004}'
+            | '\u{3008}'..='\u{301F}'
+            | '\u{FF01}'..='\u{FF0F}'
+            | '\u{FF1A}'..='\u{FF20}'
+    )
 }
 
 /// A block's classes worked out a character at a time, as `class_bits` must give them:
 /// ASCII bytes by `byte_bits`, and the characters of `block_letter` wholly in the block as
 /// letters, for o200k lower-case ones as `lower` too, and the ones in both of its sets as
-/// `lower` and `caseless` (checked against the class table); the block is known up to the
-/// first other character, and `None` when that is under 32 bytes.
-fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 11]> {
-    let mut out = [0u64; 11];
+/// `lower` and `caseless` (checked against the class table), and the characters of
+/// `block_punctuation` as `others` with their first bytes in `long_others`; the block is
+/// known up to the first other character, and `None` when that is under 32 bytes.
+fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 12]> {
+    let mut out = [0u64; 12];
     let mut i = 0;
     while i < 64 {
         if block[i].is_ascii() {
@@ -254,18 +296,27 @@ fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 11]>
             0xE0..=0xEF => 3,
             _ => 4,
         };
-        let letter = block
+        let whole = block
             .get(i..i + len)
             .and_then(|b| std::str::from_utf8(b).ok())
-            .and_then(|s| s.chars().next())
-            .filter(|&c| block_letter::<CASED>(c));
+            .and_then(|s| s.chars().next());
+        if let Some(c) = whole.filter(|&c| block_punctuation(c)) {
+            // `others`, never a letter, a number or whitespace (the class table says so).
+            let class = classes().of(c as u32);
+            assert_eq!(class & (LETTER | NUMBER | WS), 0, "{c}");
+            out[5] |= ((1 << len) - 1) << i;
+            out[10] |= 1 << i;
+            i += len;
+            continue;
+        }
+        let letter = whole.filter(|&c| block_letter::<CASED>(c));
         let Some(c) = letter else { break };
         let class = classes().of(c as u32);
         assert_ne!(class & LETTER, 0, "{c}");
         let bits = ((1 << len) - 1) << i;
         out[0] |= bits;
         if CASED {
-            // o200k's sets of capitals and of the rest: in one, or both (Hangul, `Lo`).
+            // o200k's sets of capitals and of the rest: in one, or both (Hangul and Han, `Lo`).
             assert_ne!(class & (UPPER | LOWER), 0, "{c}");
             if class & LOWER != 0 {
                 out[7] |= bits;
@@ -276,7 +327,7 @@ fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 11]>
         }
         i += len;
     }
-    out[10] = i as u64;
+    out[11] = i as u64;
     (i >= 32).then_some(out)
 }
 

@@ -325,6 +325,25 @@ proptest::proptest! {
         check(&text);
     }
 
+    /// Chinese: CJK Unified Ideographs (the range's ends among them) with the full-width
+    /// and ideographic punctuation that Chinese text has between them (one such character
+    /// leads the word after it, two do not, nor one after a space), capitals and Hangul
+    /// next to them (for o200k an ideograph is in both sets of word letters).
+    #[test]
+    fn long_chinese_texts_split_as_the_regex_does(
+        text in script_texts(
+            &["中文", "的", "是", "一", "\u{4E00}\u{9FFF}", "\u{9FA5}", "规模的项目中", "。", "，",
+              "、", "「", "」", "（", "）", "中1", "1中", "中A", "A中", "中A中", "中'S", "'中",
+              "中한", "한中", "中Ж", "中é", "，中", " ，中", "\n，中", "\t，中", "(，中", "，(中", "，，中",
+              "， 中", "，1", "，\n", "，'s", "」。", "【中】", "！？", "＠中", "〜中", "A，B", "“中”",
+              "……", "——", "’s", "don’t", "a—b", " “A”"],
+            &["\u{4DFF}", "\u{4DBF}", "\u{3400}", "\u{A000}", "\u{3000}", "\u{3041}",
+              "\u{30FC}", "\u{FF21}", "\u{20000}", "\u{F900}", "\u{A0}", "·", "😀"],
+        )
+    ) {
+        check(&text);
+    }
+
     /// Russian and other Cyrillic, and Latin with diacritics (`ſ` among them, which `(?i)`
     /// takes for `s` in a contraction), capitals after small letters for o200k.
     #[test]
