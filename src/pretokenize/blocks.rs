@@ -44,16 +44,17 @@ pub(super) struct ClassBits {
     /// o200k only (`CASED`): lower-case letters, and `/`.
     pub lower: u64,
     pub slash: u64,
-    /// o200k only: letters in both of its sets of word letters (Hangul syllables, `Lo`),
-    /// which are in `lower` too: read as small letters, exact unless a capital follows one
-    /// (`block_starts`).
+    /// o200k only: letters in both of its sets of word letters (Hangul syllables and CJK
+    /// ideographs, `Lo`), which are in `lower` too: read as small letters, exact unless a
+    /// capital follows one (`block_starts`).
     pub caseless: u64,
-    /// The first bytes of three-byte `others` characters (CJK and full-width punctuation):
-    /// one of them alone may lead a word, as one ASCII punctuation character may.
+    /// The first bytes of three-byte `others` characters (general, CJK and full-width
+    /// punctuation): one of them alone may lead a word, as one ASCII punctuation character
+    /// may.
     pub long_others: u64,
-    /// How many bytes from the first the block covers (64: all): ASCII, and whole letters
-    /// of the scripts `known_bytes` names, which are in `letters`. The bits from there on
-    /// are not used.
+    /// How many bytes from the first the block covers (64: all): ASCII, and the whole
+    /// letters (in `letters`) and punctuation (in `others`) that `known_bytes` names. The
+    /// bits from there on are not used.
     pub known: u32,
 }
 
