@@ -421,7 +421,9 @@ fn starts_from<const O200K: bool>(
     // last of its run, which `\s+(?!\S)` leaves), or a lone punctuation character that no
     // space leads (` ?[^\s\p{L}\p{N}]+` would take the two together).
     // A three-byte punctuation character leads a word the same way, read from its first
-    // byte (`long_others`).
+    // byte (`long_others`). The test skips the term for cl100k's ASCII blocks; o200k takes
+    // it always, since its ASCII loop measured 2% slower with the test (code layout:
+    // docs/performance.md#chinese-and-punctuation-in-blocks-cl100k-llama-3-o200k-2026-12-06).
     let mut led = before(s) | (before(p) & !(p << 2) & !(c.space << 2));
     if O200K || c.long_others != 0 {
         led |= c.long_others << 3 & !(p << 4) & !(c.space << 4);
