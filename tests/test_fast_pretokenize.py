@@ -130,6 +130,15 @@ def test_arbitrary_unicode(texts):
         "\u4dbf" + "规模的项目中" * 8 + "。中文A",
     ]
 )
+# And kana (which blocks take as letters) but their sound marks, `゠` and `・`, which is
+# punctuation that leads the word after it.
+@example(
+    texts=[
+        "名前付きパイプは、パイプのように働くファイルです。" * 3
+        + "カナA カナ'S ・カナ ・・カナ ファイル・システム \u3041\u3096\u309d\u30fc\u30ff",
+        "\u3040" + "データベース" * 6 + "\u3099\u309b\u30a0か\u3097ナ\u3100",
+    ]
+)
 def test_tricky_fragments(texts):
     for name in FAST:
         assert_same(name, texts)

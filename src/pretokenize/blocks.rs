@@ -9,13 +9,13 @@
 //! no look-behind, so the pieces from a piece start on do not depend on what came before.
 //! The byte after the block is looked at too (whether a run goes on past it). A block ends
 //! early at a character it does not cover: any non-ASCII one but those that `known_bytes`
-//! names (two-byte Latin and Cyrillic letters, Hangul syllables and CJK ideographs, which
-//! are letters whatever surrounds them; general, CJK and full-width punctuation, which is
-//! `others`). What the bits cannot settle cheaply is left to the byte-at-a-time splitter:
+//! names (two-byte Latin and Cyrillic letters, Hangul syllables, CJK ideographs and kana,
+//! which are letters whatever surrounds them; general, CJK and full-width punctuation, which
+//! is `others`). What the bits cannot settle cheaply is left to the byte-at-a-time splitter:
 //! text that starts with other characters, whitespace right before a line break
 //! (`\s*[\r\n]` then reaches back over it) and, for o200k, a `/` right after a line break
-//! (`[\r\n/]*` after punctuation) and a capital right after a Hangul syllable or an
-//! ideograph. In debug builds the caller checks every piece of a block against that
+//! (`[\r\n/]*` after punctuation) and a capital right after a Hangul syllable, an
+//! ideograph or kana. In debug builds the caller checks every piece of a block against that
 //! splitter.
 
 use super::contraction;
@@ -44,9 +44,9 @@ pub(super) struct ClassBits {
     /// o200k only (`CASED`): lower-case letters, and `/`.
     pub lower: u64,
     pub slash: u64,
-    /// o200k only: letters in both of its sets of word letters (Hangul syllables and CJK
-    /// ideographs, `Lo`), which are in `lower` too: read as small letters, exact unless a
-    /// capital follows one (`block_starts`).
+    /// o200k only: letters in both of its sets of word letters (Hangul syllables, CJK
+    /// ideographs and kana, `Lo` and `Lm`), which are in `lower` too: read as small letters,
+    /// exact unless a capital follows one (`block_starts`).
     pub caseless: u64,
     /// The first bytes of three-byte `others` characters (general, CJK and full-width
     /// punctuation): one of them alone may lead a word, as one ASCII punctuation character

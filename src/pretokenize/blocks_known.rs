@@ -1,5 +1,5 @@
 //! What a block's non-ASCII bytes are: the letters of the scripts blocks take (two-byte
-//! Latin and Cyrillic letters, Hangul syllables, CJK ideographs) and general, CJK and
+//! Latin and Cyrillic letters, Hangul syllables, CJK ideographs, kana) and general, CJK and
 //! full-width punctuation, and how far from the block's start they reach (`known_bytes`).
 //! Each helper gets the block as `in_range(lo, hi)`, a bit a byte, so that the SSE2,
 //! AVX-512BW and NEON classifications share it.
@@ -12,7 +12,7 @@ pub(super) struct Known {
     /// o200k (`CASED`) only: those of them that are lower-case letters, or caseless.
     pub lower: u64,
     /// o200k only: those of them that are in both of its sets (Hangul syllables, CJK
-    /// ideographs).
+    /// ideographs, kana).
     pub caseless: u64,
     /// The first bytes of the whole three-byte punctuation characters that blocks take
     /// (`punctuation`), which are `others`.
@@ -25,12 +25,12 @@ pub(super) struct Known {
 /// and a way to ask which bytes are in a range (`in_range(lo, hi)`, a bit a byte): the
 /// bytes of whole letters of the scripts below, and the length of the prefix of ASCII,
 /// those and the punctuation below. Both patterns take Hangul syllables, CJK ideographs
-/// (`han_ideographs`) and three-byte punctuation (`punctuation`). cl100k (not `CASED`),
-/// which does not tell upper from lower case, takes the two-byte Latin and Cyrillic letters
-/// (`two_byte_letters`); o200k only the ones whose case one compare per range gives
-/// (`cased_letters`), and its syllables and ideographs are `caseless`. `None` when that
-/// prefix is under 32 bytes: text that dense in other characters is left to the byte
-/// splitter whole.
+/// (`han_ideographs`), kana (`kana_letters`) and three-byte punctuation (`punctuation`).
+/// cl100k (not `CASED`), which does not tell upper from lower case, takes the two-byte
+/// Latin and Cyrillic letters (`two_byte_letters`); o200k only the ones whose case one
+/// compare per range gives (`cased_letters`), and its syllables, ideographs and kana are
+/// `caseless`. `None` when that prefix is under 32 bytes: text that dense in other
+/// characters is left to the byte splitter whole.
 #[inline(always)]
 pub(super) fn known_bytes<const CASED: bool>(
     high: u64,
@@ -45,8 +45,8 @@ pub(super) fn known_bytes<const CASED: bool>(
     // A lead byte of another character among the first 32 refuses the block before the
     // letters' other masks are made (text in other scripts meets this at every block);
     // Korean text asks for the other leads only when some other lead is there. Hangul
-    // syllables and CJK ideographs are `Lo`: letters, and for o200k in both of its sets of
-    // word letters (read as small letters, `caseless`).
+    // syllables, CJK ideographs and kana are `Lo` or `Lm`: letters, and for o200k in both of
+    // its sets of word letters (read as small letters, `caseless`).
     let mut known = Known::default();
     let three = in_range(0xEA, 0xED);
     let mut caseless = 0;
@@ -63,10 +63,16 @@ pub(super) fn known_bytes<const CASED: bool>(
                 caseless |= han_ideographs(han, &in_range);
             }
             let rest = wide & !han;
-            // Punctuation has `80` (or `BC` after `EF`) for its second byte: other
-            // characters among the first 32 bytes (`①`, `→`, kana) refuse the block here.
             let second = |lo, hi| in_range(lo, hi) >> 1;
-            if (rest & !(second(0x80, 0x80) | second(0xBC, 0xBC))) as u32 != 0 {
+            // Kana: `E3` then `81` to `83`.
+            let kana = rest & in_range(0xE3, 0xE3) & second(0x81, 0x83);
+            if kana != 0 {
+                caseless |= kana_letters(kana, &in_range);
+            }
+            // Punctuation has `80` (or `BC` after `EF`) for its second byte, or is kana's
+            // `・`: other characters among the first 32 bytes (`①`, `→`) refuse the block
+            // here.
+            if (rest & !kana & !(second(0x80, 0x80) | second(0xBC, 0xBC))) as u32 != 0 {
                 return None;
             }
             let leads = punctuation(rest, &in_range);
@@ -168,13 +174,32 @@ fn han_ideographs(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
     han | han << 1 | han << 2
 }
 
+/// The bytes of the whole kana letters in a block, from `lead`, its bytes `E3` followed by
+/// `81` to `83` (U+3040 to U+30FF): Hiragana U+3041 to U+3096 and U+309D to U+309F, and
+/// Katakana U+30A1 to U+30FA and U+30FC to U+30FF, all of them `Lo` or `Lm` (letters, and
+/// for o200k in both of its sets). Left out: U+3040 and U+3097 to U+3098 (unassigned), the
+/// sound marks U+3099 to U+309C (`Mn`, `Sk`), `゠` (U+30A0) and `・` (U+30FB, which
+/// `punctuation` takes).
+#[inline(always)]
+fn kana_letters(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
+    // Bit i: byte i + 1 (`second`) or i + 2 (`third`) is in the range.
+    let second = |lo, hi| in_range(lo, hi) >> 1;
+    let third = |lo, hi| in_range(lo, hi) >> 2;
+    let mut kana = lead & (u64::MAX >> 2);
+    kana &= !(second(0x81, 0x81) & third(0x80, 0x80));
+    kana &= !(second(0x82, 0x82) & (third(0x97, 0x9C) | third(0xA0, 0xA0)));
+    kana &= !(second(0x83, 0x83) & third(0xBB, 0xBB));
+    kana | kana << 1 | kana << 2
+}
+
 /// The first bytes of the whole three-byte punctuation characters in a block, from `lead`,
 /// its bytes `E2`, `E3` and `EF`: general punctuation U+2010 to U+2027 (dashes, quotation
 /// marks, `†`, `•`, `…`; `E2 80 90` to `E2 80 A7`), CJK punctuation U+3001 to U+3004 and
 /// U+3008 to U+301F (`、。〃〄`, the brackets `「」『』《》【】` and their kin, `〜`;
-/// `E3 80 81` to `E3 80 84`, `E3 80 88` to `E3 80 9F`) and full-width U+FF01 to U+FF0F and
-/// U+FF1A to U+FF20 (`！（），：；？` and the rest of the full-width ASCII punctuation before
-/// the letters; `EF BC 81` to `EF BC 8F`, `EF BC 9A` to `EF BC A0`). None of them is a
+/// `E3 80 81` to `E3 80 84`, `E3 80 88` to `E3 80 9F`), the Katakana middle dot `・`
+/// (U+30FB, `E3 83 BB`) and full-width U+FF01 to U+FF0F and U+FF1A to U+FF20
+/// (`！（），：；？` and the rest of the full-width ASCII punctuation before the letters;
+/// `EF BC 81` to `EF BC 8F`, `EF BC 9A` to `EF BC A0`). None of them is a
 /// letter, a number or whitespace (U+2028 and U+2029, the line and paragraph separators,
 /// are whitespace and left out): each is an `others` character of three bytes, which
 /// `long_others` marks for the rule that one such character may lead a word
@@ -188,7 +213,9 @@ fn punctuation(lead: u64, in_range: impl Fn(u8, u8) -> u64) -> u64 {
     let second = |lo, hi| in_range(lo, hi) >> 1;
     let third = |lo, hi| in_range(lo, hi) >> 2;
     let e2 = in_range(0xE2, 0xE2) & second(0x80, 0x80) & third(0x90, 0xA7);
-    let e3 = in_range(0xE3, 0xE3) & second(0x80, 0x80) & (third(0x81, 0x84) | third(0x88, 0x9F));
+    let e3 = in_range(0xE3, 0xE3)
+        & (second(0x80, 0x80) & (third(0x81, 0x84) | third(0x88, 0x9F))
+            | second(0x83, 0x83) & third(0xBB, 0xBB));
     let ef = in_range(0xEF, 0xEF) & second(0xBC, 0xBC) & (third(0x81, 0x8F) | third(0x9A, 0xA0));
     lead & (e2 | e3 | ef) & (u64::MAX >> 2)
 }

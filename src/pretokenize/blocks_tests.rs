@@ -34,14 +34,17 @@ fn used(c: Option<ClassBits>) -> Option<[u64; 12]> {
 /// whitespace and punctuation, two- and four-byte characters, the CJK Unified Ideographs'
 /// first and last and their neighbours (Extension A, Yijing hexagrams, Yi), and the CJK and
 /// full-width punctuation's ends and neighbours (a letter, a number, ideographic space), and
-/// general punctuation's (a mark, the line separator).
-const EDGES: [char; 55] = [
+/// general punctuation's (a mark, the line separator), and kana's ends and the characters
+/// among them that are not letters (unassigned, sound marks, `゠`, `・`, Bopomofo next).
+const EDGES: [char; 70] = [
     '\u{AC00}', '\u{D7A3}', '한', '\u{ABFF}', '\u{ABF0}', '\u{A000}', '\u{D7A4}', '\u{D7B0}',
     '\u{D7FF}', '\u{E000}', '\u{3000}', '\u{A0}', '”', '·', 'é', '😀', 'À', 'ɏ', '\u{2BF}',
     '\u{2C0}', '×', '÷', '¿', 'Ѐ', 'ӿ', '҂', '\u{489}', 'Ҋ', '\u{500}', '\u{4E00}', '\u{9FFF}',
     '中', '\u{4DFF}', '\u{4DBF}', '，', '。', '（', '」', '\u{3000}', '\u{3004}', '\u{3005}',
     '\u{3007}', '\u{3008}', '\u{301F}', '\u{3020}', '\u{FF01}', '\u{FF0F}', '\u{FF10}', '\u{FF20}',
-    '\u{FF21}', '\u{200F}', '\u{2010}', '\u{2027}', '\u{2028}', '…',
+    '\u{FF21}', '\u{200F}', '\u{2010}', '\u{2027}', '\u{2028}', '…', '\u{3040}', '\u{3041}',
+    '\u{3096}', '\u{3097}', '\u{3099}', '\u{309C}', '\u{309D}', '\u{309F}', '\u{30A0}', '\u{30A1}',
+    '\u{30FA}', '\u{30FB}', '\u{30FC}', '\u{30FF}', '\u{3100}',
 ];
 
 /// Blocks to classify, all cut from valid UTF-8 (as blocks are): each ASCII byte and
@@ -51,7 +54,7 @@ const EDGES: [char; 55] = [
 /// punctuation and kana), U+4D00 to U+50FF, U+9E00 to U+9FFF, U+A000 to U+D7FF and U+FF00
 /// to U+FFFF (full-width forms), and
 /// every fifth from U+3400 to U+9DFF, at places near the rules' limits, and random blocks
-/// of ASCII, Hangul, Han, Cyrillic, Latin and other characters.
+/// of ASCII, Hangul, Han, kana, Cyrillic, Latin and other characters.
 fn blocks_to_try() -> Vec<[u8; 64]> {
     let cut = |text: &[u8]| -> [u8; 64] { text[..64].try_into().unwrap() };
     let mut out = Vec::new();
@@ -97,6 +100,7 @@ fn blocks_to_try() -> Vec<[u8; 64]> {
                 0..=3 => (r >> 8 & 0x7F) as u8 as char,
                 4 => char::from_u32(0xAC00 + (r >> 8) as u32 % 11_172).unwrap(),
                 5 if r & 0x80 == 0 => char::from_u32(0x4E00 + (r >> 8) as u32 % 0x5200).unwrap(),
+                5 if r & 0x100 == 0 => char::from_u32(0x3040 + (r >> 9) as u32 % 0xC0).unwrap(),
                 5 => ['，', '。', '、', '「', '」', '（', '）', '：', '！', '？']
                     [(r >> 8) as usize % 10],
                 6..=7 => char::from_u32(0x400 + (r >> 8) as u32 % 0x100).unwrap(),
@@ -230,10 +234,20 @@ fn byte_bits_agree_with_the_class_table_on_every_ascii_byte() {
 }
 
 /// Whether blocks take `c` for a letter: Hangul syllables, CJK Unified Ideographs
-/// (U+4E00 to U+9FFF), and for cl100k two-byte Latin
+/// (U+4E00 to U+9FFF), kana but its marks, `゠` and `・`, and for cl100k two-byte Latin
 /// and IPA letters but `×` and `÷`, Cyrillic but `҂` and its combining marks; for o200k
 /// (`CASED`) Latin-1's letters and the Cyrillic U+0400 to U+045F.
 fn block_letter<const CASED: bool>(c: char) -> bool {
+    let kana = matches!(
+        c,
+        '\u{3041}'..='\u{3096}'
+            | '\u{309D}'..='\u{309F}'
+            | '\u{30A1}'..='\u{30FA}'
+            | '\u{30FC}'..='\u{30FF}'
+    );
+    if kana {
+        return true;
+    }
     if CASED {
         return matches!(
             c,
@@ -248,13 +262,14 @@ fn block_letter<const CASED: bool>(c: char) -> bool {
 
 /// Whether blocks take `c` as a punctuation character of three bytes (`others`): general
 /// punctuation U+2010 to U+2027, CJK punctuation U+3001 to U+3004 and U+3008 to U+301F,
-/// full-width U+FF01 to U+FF0F and U+FF1A to U+FF20.
+/// full-width U+FF01 to U+FF0F and U+FF1A to U+FF20, and `・` (U+30FB).
 fn block_punctuation(c: char) -> bool {
     matches!(
         c,
         '\u{2010}'..='\u{2027}'
             | '\u{3001}'..='\u{3004}'
             | '\u{3008}'..='\u{301F}'
+            | '\u{30FB}'
             | '\u{FF01}'..='\u{FF0F}'
             | '\u{FF1A}'..='\u{FF20}'
     )
@@ -316,7 +331,8 @@ fn class_bits_bytewise<const CASED: bool>(block: &[u8; 64]) -> Option<[u64; 12]>
         let bits = ((1 << len) - 1) << i;
         out[0] |= bits;
         if CASED {
-            // o200k's sets of capitals and of the rest: in one, or both (Hangul and Han, `Lo`).
+            // o200k's sets of capitals and of the rest: in one, or both (Hangul, Han and
+            // kana: `Lo`, `Lm`).
             assert_ne!(class & (UPPER | LOWER), 0, "{c}");
             if class & LOWER != 0 {
                 out[7] |= bits;

@@ -344,6 +344,25 @@ proptest::proptest! {
         check(&text);
     }
 
+    /// Japanese: Hiragana and Katakana (the ends of the ranges taken among them, the long
+    /// vowel mark `ー`) with ideographs, `・` and the punctuation of Japanese text; kana's
+    /// sound marks, `゠`, unassigned code points and Bopomofo end blocks (for o200k kana
+    /// are in both sets of word letters).
+    #[test]
+    fn long_japanese_texts_split_as_the_regex_does(
+        text in script_texts(
+            &["ひらがな", "カタカナ", "データベース", "の", "は", "を", "です。", "ます、", "\u{3041}",
+              "\u{3096}", "\u{309D}\u{309F}", "\u{30A1}", "\u{30FA}", "\u{30FC}\u{30FF}", "ー",
+              "書き込み", "漢字かな", "・", "ファイル・システム", "・カナ", " ・カ", "・・カ", "「かな」",
+              "（カナ）", "カナA", "Aカナ", "かな1", "1かな", "カナ'S", "'かな", "かな한", "かなé",
+              "FIFO（先入れ先出し）", "〜かな", "かな…"],
+            &["\u{3040}", "\u{3097}", "\u{3099}", "\u{309A}", "\u{309B}", "\u{309C}",
+              "\u{30A0}", "\u{3100}", "\u{31F0}", "\u{FF66}", "\u{3000}", "\u{A0}", "😀"],
+        )
+    ) {
+        check(&text);
+    }
+
     /// Russian and other Cyrillic, and Latin with diacritics (`ſ` among them, which `(?i)`
     /// takes for `s` in a contraction), capitals after small letters for o200k.
     #[test]
