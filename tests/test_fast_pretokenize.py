@@ -134,7 +134,7 @@ def test_arbitrary_unicode(texts):
 # punctuation that leads the word after it.
 @example(
     texts=[
-        "名前付きパイプは、パイプのように働くファイルです。" * 3
+        "この文はテストのために書いたもので、ひらがなとカタカナを含みます。" * 3
         + "カナA カナ'S ・カナ ・・カナ ファイル・システム \u3041\u3096\u309d\u30fc\u30ff",
         "\u3040" + "データベース" * 6 + "\u3099\u309b\u30a0か\u3097ナ\u3100",
     ]
