@@ -71,8 +71,9 @@ pub(super) fn known_bytes<const CASED: bool>(
             }
             // Punctuation has `80` (or `BC` after `EF`) for its second byte, or is `・`
             // among the kana: other characters among the first 32 bytes (`①`, `→`) refuse
-            // the block here. The kana's sound marks and `゠` are in no mask, so they end
-            // the block's known bytes at the end, as any other character does.
+            // the block here. Kana that are not letters (sound marks, `゠`, unassigned)
+            // are in no mask: like any other character, they end the known bytes
+            // (`known.len`, below).
             if (rest & !kana & !(second(0x80, 0x80) | second(0xBC, 0xBC))) as u32 != 0 {
                 return None;
             }
