@@ -45,7 +45,7 @@ impl Tokenizer {
     ) -> Result<()> {
         let normalized = self.config.normalizer.normalize(text);
         // One id per two bytes: text has 0.23 to 0.41 (cl100k, o200k), so the buffer is not
-        // copied as it grows, and room never written costs no memory (docs/performance.md).
+        // copied as it grows (docs/performance.md#the-outputs-first-room-2026-12-06-third).
         crate::pages::reserve(out, normalized.len() / 2);
         match specials {
             None => self.encode_ordinary_into(&normalized, out, cache),
