@@ -125,6 +125,8 @@ impl Tokenizer {
         ends: &mut Vec<u64>,
         cache: &mut PieceCache,
     ) -> bool {
+        // One id per four bytes, not `encode_with_cache`'s two: a run's buffer is kept for
+        // later runs (`SPARE`, within `max_ids`), so it grows once, not at every call.
         crate::pages::reserve(ids, bytes / 4);
         let run_ends = RunEnds {
             ends,
