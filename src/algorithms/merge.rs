@@ -51,7 +51,7 @@ fn merge_linear_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
     for i in 0..word.len() - 1 {
         pairs[i] = lookup(table, word[i], word[i + 1]);
     }
-    merge_linear_with(table, ids, start, &mut pairs);
+    merge_linear_with(|a, b| lookup(table, a, b), ids, start, &mut pairs);
 }
 
 const NO_PAIR: (u32, u32) = (u32::MAX, 0);
@@ -61,9 +61,9 @@ fn lookup(table: &MergeTable, a: u32, b: u32) -> (u32, u32) {
     table.get(&(a, b)).copied().unwrap_or(NO_PAIR)
 }
 
-/// The merge loop of `merge_linear_from`, given the pairs' ranks.
+/// The merge loop of `merge_linear_from`, given the pairs' ranks and how to look up a pair.
 fn merge_linear_with(
-    table: &MergeTable,
+    lookup: impl Fn(u32, u32) -> (u32, u32),
     ids: &mut Vec<u32>,
     start: usize,
     pairs: &mut [(u32, u32); LINEAR_MAX],
@@ -86,12 +86,12 @@ fn merge_linear_with(
         pairs.copy_within(best + 1..len - 1, best);
         len -= 1;
         if best + 1 < len {
-            pairs[best] = lookup(table, word[best], word[best + 1]);
+            pairs[best] = lookup(word[best], word[best + 1]);
         } else if best < pairs.len() {
             pairs[best] = NO_PAIR;
         }
         if best > 0 {
-            pairs[best - 1] = lookup(table, word[best - 1], word[best]);
+            pairs[best - 1] = lookup(word[best - 1], word[best]);
         }
     }
     ids.truncate(start + len);
@@ -99,9 +99,13 @@ fn merge_linear_with(
 
 /// The merges of the pairs of single bytes of a byte-level model, by the two bytes: a
 /// 512 KiB table that stays in the CPU's cache, where the merge table (several MiB) costs a
-/// cache miss per lookup. Every pair of a word's initial symbols is such a pair.
+/// cache miss per lookup. Every pair of a word's initial symbols is such a pair. With it, a
+/// filter of the merge table's pairs for the lookups after a merge.
 #[derive(Debug)]
-pub struct BytePairMerges(Box<[(u32, u32)]>);
+pub struct BytePairMerges {
+    pairs: Box<[(u32, u32)]>,
+    filter: PairFilter,
+}
 
 impl BytePairMerges {
     pub fn new(table: &MergeTable, byte_ids: &[u32; 256]) -> Self {
@@ -111,7 +115,10 @@ impl BytePairMerges {
                 all[a << 8 | b] = lookup(table, ia, ib);
             }
         }
-        BytePairMerges(all.into_boxed_slice())
+        BytePairMerges {
+            pairs: all.into_boxed_slice(),
+            filter: PairFilter::new(table),
+        }
     }
 
     /// Appends the merged ids of `bytes` (at most `LINEAR_MAX` of them; each byte's initial
@@ -131,9 +138,55 @@ impl BytePairMerges {
         }
         let mut pairs = [NO_PAIR; LINEAR_MAX];
         for (i, pair) in bytes.windows(2).enumerate() {
-            pairs[i] = self.0[(pair[0] as usize) << 8 | pair[1] as usize];
+            pairs[i] = self.pairs[(pair[0] as usize) << 8 | pair[1] as usize];
         }
-        merge_linear_with(table, out, start, &mut pairs);
+        let filtered = |a, b| match self.filter.may_hold(a, b) {
+            true => lookup(table, a, b),
+            false => NO_PAIR,
+        };
+        merge_linear_with(filtered, out, start, &mut pairs);
+    }
+}
+
+/// A Bloom filter of the merge table's pairs: two bits in one 64-bit word per pair, 16 to 32
+/// bits per pair. Inside a long piece's parts most pairs made by a merge are not merges
+/// (random letters, cl100k: 95% of them), and the merge table answers "no" only after a
+/// probe that often misses the cache; the filter answers most of them from one word.
+#[derive(Debug)]
+struct PairFilter {
+    words: Box<[u64]>,
+    /// `64 - log2(words.len())`: a hash's top bits pick the word.
+    shift: u32,
+}
+
+impl PairFilter {
+    fn new(table: &MergeTable) -> Self {
+        let words = (table.len() / 4).next_power_of_two().max(1);
+        let mut filter = PairFilter {
+            words: vec![0; words].into_boxed_slice(),
+            shift: 64 - words.trailing_zeros(),
+        };
+        for &(a, b) in table.keys() {
+            let (word, bits) = filter.place(a, b);
+            filter.words[word] |= bits;
+        }
+        filter
+    }
+
+    /// The word and the two bits of the pair `(a, b)`.
+    #[inline(always)]
+    fn place(&self, a: u32, b: u32) -> (usize, u64) {
+        let h = (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // A one-word filter has `shift` 64, which `>>` refuses: word 0.
+        let word = h.checked_shr(self.shift).unwrap_or(0) as usize;
+        (word, 1 << (h >> 20 & 63) | 1 << (h >> 26 & 63))
+    }
+
+    /// False only for pairs that are not in the table.
+    #[inline(always)]
+    fn may_hold(&self, a: u32, b: u32) -> bool {
+        let (word, bits) = self.place(a, b);
+        self.words[word] & bits == bits
     }
 }
 
@@ -423,5 +476,65 @@ mod tests {
                 assert_eq!(got[1..], want[..], "round {round}, {bytes:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_pair_filter_keeps_every_pair_and_refuses_most_others() {
+        let mut rng = SplitMix64::new(5);
+        let mut table = MergeTable::default();
+        while table.len() < 50_000 {
+            let (a, b) = (rng.below(0, 60_000), rng.below(0, 60_000));
+            table.insert((a, b), (table.len() as u32, 60_000 + table.len() as u32));
+        }
+        let filter = PairFilter::new(&table);
+        assert!(table.keys().all(|&(a, b)| filter.may_hold(a, b)));
+        let (mut absent, mut passed) = (0, 0);
+        for _ in 0..100_000 {
+            let (a, b) = (rng.below(0, 60_000), rng.below(0, 60_000));
+            if !table.contains_key(&(a, b)) {
+                absent += 1;
+                passed += usize::from(filter.may_hold(a, b));
+            }
+        }
+        // 16 to 32 bits a pair, two of them set: a few percent pass.
+        assert!(
+            passed * 20 < absent,
+            "{passed} of {absent} absent pairs passed"
+        );
+    }
+
+    #[test]
+    fn byte_pair_merges_agree_with_the_linear_scan_on_a_filtered_table() {
+        // Merges of tokens made from bytes 0 to 7, then enough others (ids from 100,000)
+        // that the filter has many words and refuses pairs.
+        let mut rng = SplitMix64::new(13);
+        let byte_ids: [u32; 256] = std::array::from_fn(|b| b as u32);
+        let mut table = MergeTable::default();
+        let mut made: Vec<u32> = (0..8).collect();
+        for merged in 256..556 {
+            let a = made[rng.below(0, made.len() as u32) as usize];
+            let b = made[rng.below(0, made.len() as u32) as usize];
+            if table.insert((a, b), (merged, merged)).is_none() {
+                made.push(merged);
+            }
+        }
+        while table.len() < 20_000 {
+            let (a, b) = (rng.below(100_000, 200_000), rng.below(100_000, 200_000));
+            let next = 200_000 + table.len() as u32;
+            table.insert((a, b), (next, next));
+        }
+        let byte_pairs = BytePairMerges::new(&table, &byte_ids);
+        let mut merged = 0;
+        for round in 0..2_000 {
+            let len = rng.below(0, LINEAR_MAX as u32 + 1) as usize;
+            let bytes: Vec<u8> = (0..len).map(|_| rng.below(0, 8) as u8).collect();
+            let mut want: Vec<u32> = bytes.iter().map(|&b| u32::from(b)).collect();
+            apply_merges(&table, &mut want);
+            let mut got = Vec::new();
+            byte_pairs.merge_bytes(&table, &byte_ids, &bytes, &mut got);
+            assert_eq!(got, want, "round {round}, {bytes:?}");
+            merged += len - got.len();
+        }
+        assert!(merged > 3_000, "the words merged ({merged} merges)");
     }
 }
