@@ -514,14 +514,15 @@ mod tests {
         for merged in 256..556 {
             let a = made[rng.below(0, made.len() as u32) as usize];
             let b = made[rng.below(0, made.len() as u32) as usize];
-            if table.insert((a, b), (merged, merged)).is_none() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = table.entry((a, b)) {
+                slot.insert((merged, merged));
                 made.push(merged);
             }
         }
         while table.len() < 20_000 {
             let (a, b) = (rng.below(100_000, 200_000), rng.below(100_000, 200_000));
             let next = 200_000 + table.len() as u32;
-            table.insert((a, b), (next, next));
+            table.entry((a, b)).or_insert((next, next));
         }
         let byte_pairs = BytePairMerges::new(&table, &byte_ids);
         let mut merged = 0;
