@@ -19,7 +19,7 @@
 //! (BPE of their own bytes gives something else) are left out of the search.
 
 use super::bpe::BytePairs;
-use super::merge::{apply_merges, MergeTable};
+use super::merge::{apply_merges, pair_hash, MergeTable};
 
 const NONE: u32 = u32::MAX;
 
@@ -63,8 +63,7 @@ const PAIR_BITS: u32 = 23;
 
 #[inline]
 fn pair_bit(a: u32, b: u32) -> usize {
-    ((u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PAIR_BITS))
-        as usize
+    (pair_hash(a, b) >> (64 - PAIR_BITS)) as usize
 }
 
 impl Backtrack {

@@ -148,6 +148,12 @@ impl BytePairMerges {
     }
 }
 
+/// A pair of ids hashed to 64 bits (Fibonacci hashing): the top bits are the best mixed.
+#[inline(always)]
+pub(crate) fn pair_hash(a: u32, b: u32) -> u64 {
+    (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// A Bloom filter of the merge table's pairs: two bits in one 64-bit word per pair, 16 to 32
 /// bits per pair. Inside a long piece's parts most pairs made by a merge are not merges
 /// (random letters, cl100k: 95% of them), and the merge table answers "no" only after a
@@ -176,7 +182,7 @@ impl PairFilter {
     /// The word and the two bits of the pair `(a, b)`.
     #[inline(always)]
     fn place(&self, a: u32, b: u32) -> (usize, u64) {
-        let h = (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = pair_hash(a, b);
         // A one-word filter has `shift` 64, which `>>` refuses: word 0.
         let word = h.checked_shr(self.shift).unwrap_or(0) as usize;
         (word, 1 << (h >> 20 & 63) | 1 << (h >> 26 & 63))
