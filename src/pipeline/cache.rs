@@ -11,10 +11,10 @@
 //! compares one integer; such short pieces, nine in ten of English text's, have a table of
 //! 16-byte slots, each holding up to `INLINE_IDS` ids packed in one word, which the encoder
 //! writes out whole whatever their number (no branch on it). Longer pieces have 32-byte
-//! slots: one of 8 to 16 bytes is keyed by its hash and keeps its bytes in its slot; a
-//! longer one is keyed by its hash and its bytes are compared in the byte arena. Those keep
-//! one id in their slot; other results live in the id arena. Nothing is allocated per
-//! piece. A piece over 128 bytes is kept only when met a second time, one over 1,024 never.
+//! slots: one of 8 to 16 bytes is keyed by its hash and keeps its bytes and up to
+//! `INLINE_IDS` packed ids in its slot, as a short one does; a longer one is keyed by its
+//! hash and its bytes are compared in the byte arena. Other results live in the id arena.
+//! Nothing is allocated per piece. A piece over 128 bytes is kept only when met a second time, one over 1,024 never.
 //!
 //! Each thread owns one cache, lent to an encoding call for its whole duration (a
 //! thread-local access per call, not per piece), and tied to one model: a call with
@@ -23,12 +23,12 @@
 
 use std::cell::RefCell;
 use std::hash::Hasher;
+use std::hint::select_unpredictable;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHasher;
 
 use super::encode::LookupChoice;
-use crate::vocab::BytesIndex;
 
 /// Pieces kept before the cache starts over (the tables are then at most 16 MiB), and the
 /// most ids and long-piece bytes its arenas hold (16 MiB each): at most 48 MiB a thread.
@@ -57,15 +57,17 @@ const MEDIUM: u64 = 0xFE << 56;
 const LONG: u64 = 0xFF << 56;
 /// The key's top byte, which tells a piece's kind (a length, `MEDIUM` or `LONG`).
 const MARK: u64 = 0xFF << 56;
-/// `Slot::ids` with this bit set: the ids are in the arena, at the low bits.
-const IN_ARENA: u32 = 1 << 31;
+/// Where a medium key keeps the piece's length (8..=16), above the hash bits that choose
+/// its slot (`slot_of` reads bits 0..=50 for any table the cache grows to).
+const MEDIUM_LEN_SHIFT: u32 = 51;
 
-/// A short piece's slot holds this many ids in place, of `PACKED_ID_BITS` each (ids up to
-/// two million: any vocabulary in use; larger ones go to the arena).
+/// A short or medium piece's slot holds this many ids in place, of `PACKED_ID_BITS` each
+/// (ids up to a million: any vocabulary in use; larger ones go to the arena).
 pub const INLINE_IDS: usize = 3;
-const PACKED_ID_BITS: u32 = 21;
+const PACKED_ID_BITS: u32 = 20;
 const PACKED_ID: u64 = (1 << PACKED_ID_BITS) - 1;
-/// Where a short slot's key keeps its number of ids (a short key's bits stop at 59).
+/// Where a short slot's key, and a medium slot's value, keep their number of ids (a short
+/// key's bits stop at 59, packed ids at 59).
 const COUNT_SHIFT: u32 = 60;
 const KEY_BITS: u64 = (1 << COUNT_SHIFT) - 1;
 /// The id arena keeps this many ids readable past its last run, so that the encoder
@@ -88,14 +90,15 @@ struct ShortSlot {
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(32))]
 struct Slot {
-    /// 0: empty. Else the piece's hash with the `MEDIUM` or `LONG` mark.
+    /// 0: empty. Else the piece's hash with the `MEDIUM` (and the length) or `LONG` mark.
     key: u64,
-    /// Medium pieces: the length. Long pieces: where the bytes are in `bytes` (length
-    /// first, as a u32 LE).
-    text: u32,
-    /// `ids[0]`: the one id, or `IN_ARENA | at` (`ids[at]` is the count, the ids follow).
-    /// Medium pieces: `ids[1..]` hold the first and the last 8 bytes (overlapping below 16).
-    ids: [u32; 5],
+    /// Medium pieces: up to `INLINE_IDS` ids packed as a short slot packs them, their
+    /// number at `COUNT_SHIFT` (0: `value` is where the arena holds them). Long pieces:
+    /// where `bytes` holds the piece (length first, as a u32 LE) in the low half, where
+    /// the arena holds its ids in the high half.
+    value: u64,
+    /// Medium pieces: the first and the last 8 bytes (overlapping below 16).
+    words: [u64; 2],
 }
 
 /// A slot of either table, as the code shared by both sees it.
@@ -113,18 +116,6 @@ impl Keyed for Slot {
     fn key(&self) -> u64 {
         self.key
     }
-}
-
-/// A medium piece's first and last 8 bytes, as its slot keeps them.
-#[inline(always)]
-fn medium_words(piece: &[u8]) -> [u32; 4] {
-    let (first, last) = first_and_last(piece);
-    [
-        first as u32,
-        (first >> 32) as u32,
-        last as u32,
-        (last >> 32) as u32,
-    ]
 }
 
 /// A medium piece's first and last 8 bytes (overlapping below 16).
@@ -159,35 +150,59 @@ impl<'c> Run<'c> {
     }
 }
 
-/// A short piece's slot, found by `PieceCache::find_short`.
-pub struct ShortIds<'c> {
-    cache: &'c PieceCache,
-    slot: &'c ShortSlot,
+/// The ids a short or medium piece's slot holds, found by `PieceCache::find_short` or
+/// `find_medium`: packed in one word, or where the arena holds them.
+#[derive(Clone, Copy)]
+pub struct SlotIds {
+    /// Up to `INLINE_IDS` ids, `PACKED_ID_BITS` each (the first lowest), or (`n == 0`)
+    /// where the arena holds them.
+    packed: u64,
+    n: usize,
 }
 
-impl<'c> ShortIds<'c> {
+impl SlotIds {
     /// `INLINE_IDS` ids of which the first `n` are the piece's, when `n` is in
     /// `1..=INLINE_IDS`; else the piece's ids are `arena()`'s. The encoder writes all
     /// `INLINE_IDS` and keeps `n`, whatever `n` is.
     #[inline(always)]
     pub fn inline(&self) -> ([u32; INLINE_IDS], usize) {
-        let packed = self.slot.ids;
+        let packed = self.packed;
         let ids =
             std::array::from_fn(|k| (packed >> (k as u32 * PACKED_ID_BITS) & PACKED_ID) as u32);
-        (ids, (self.slot.key >> COUNT_SHIFT) as usize)
+        (ids, self.n)
+    }
+
+    /// The piece's ids as a block of `RUN_BLOCK`, of which the first `n` are the piece's,
+    /// whether its slot or the arena holds them, chosen without a branch: in some text a
+    /// medium piece's ids are in one place or the other about as often (Korean under
+    /// cl100k), which a branch would mispredict. `None` for a run longer than the block,
+    /// and while the arena is empty.
+    #[inline(always)]
+    pub fn block(&self, cache: &PieceCache) -> Option<([u32; RUN_BLOCK], usize)> {
+        let (inline, n) = self.inline();
+        let in_arena = n == 0;
+        // A slot's own ids read the arena's first run instead, a line that stays cached.
+        let start = select_unpredictable(in_arena, (self.packed & KEY_BITS) as usize, 0);
+        let run = cache.ids.get(start..start + 1 + RUN_BLOCK)?;
+        let (count, from_arena) = run.split_first()?;
+        let from_arena: [u32; RUN_BLOCK] = from_arena.try_into().ok()?;
+        let mut own = [0; RUN_BLOCK];
+        own[..INLINE_IDS].copy_from_slice(&inline);
+        let count = select_unpredictable(in_arena, *count as usize, n);
+        (count <= RUN_BLOCK).then_some((select_unpredictable(in_arena, from_arena, own), count))
     }
 
     /// The piece's ids when they are not in its slot.
     #[inline(never)]
-    pub fn arena(&self) -> Run<'c> {
-        self.cache.arena_run(self.slot.ids as usize)
+    pub fn arena<'c>(&self, cache: &'c PieceCache) -> Run<'c> {
+        cache.arena_run((self.packed & KEY_BITS) as usize)
     }
 
     /// Appends the piece's ids to `out`, wherever they are (off the encoder's path).
-    pub fn extend(&self, out: &mut Vec<u32>) {
+    pub fn extend(&self, cache: &PieceCache, out: &mut Vec<u32>) {
         match self.inline() {
             (ids, n @ 1..=INLINE_IDS) => out.extend_from_slice(&ids[..n]),
-            _ => out.extend_from_slice(self.arena().ids()),
+            _ => out.extend_from_slice(self.arena(cache).ids()),
         }
     }
 }
@@ -271,50 +286,25 @@ pub fn is_short_key(key: u64) -> bool {
     key & MARK < MEDIUM
 }
 
+/// Whether `key` is a medium piece's (8 to 16 bytes).
+#[inline(always)]
+pub fn is_medium_key(key: u64) -> bool {
+    key & MARK == MEDIUM
+}
+
 /// The cache key of a piece: its short key, or its hash marked as medium or long.
 #[inline]
 pub fn key_of(piece: &[u8]) -> u64 {
     short_key(piece).unwrap_or_else(|| {
         // The mark keeps these keys apart from short ones (and from the empty key 0).
         if piece.len() <= MEDIUM_BYTES {
-            return medium_hash(piece) & !MARK | MEDIUM;
+            let len = (piece.len() as u64) << MEDIUM_LEN_SHIFT;
+            return medium_hash(piece) & ((1 << MEDIUM_LEN_SHIFT) - 1) | len | MEDIUM;
         }
         let mut h = FxHasher::default();
         h.write(piece);
         (h.finish() & !MARK) | LONG
     })
-}
-
-/// Whole pieces → token ids (`ignore_merges`), keyed as the cache keys them: most pieces
-/// of real text are short (four bytes on average in English under cl100k), so pieces of up
-/// to 7 bytes are keyed by one u64, several times cheaper to hash and compare than a slice.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PieceIds {
-    short: FxHashMap<u64, u32>,
-    long: BytesIndex,
-}
-
-impl PieceIds {
-    /// Room for `tokens` whole pieces (o200k: a third of them over 7 bytes).
-    pub fn reserve(&mut self, tokens: usize) {
-        self.short.reserve(tokens);
-        self.long.reserve(tokens / 3);
-    }
-
-    pub fn insert(&mut self, bytes: &[u8], id: u32) {
-        match short_key(bytes) {
-            Some(key) => self.short.insert(key, id),
-            None => self.long.insert(bytes, id),
-        };
-    }
-
-    #[inline]
-    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
-        match short_key(bytes) {
-            Some(key) => self.short.get(&key).copied(),
-            None => self.long.get(bytes).copied(),
-        }
-    }
 }
 
 impl PieceCache {
@@ -408,14 +398,19 @@ impl PieceCache {
     #[inline]
     pub fn extend_with(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
         let key = key_of(piece);
-        if is_short_key(key) {
-            return match self.find_short(key) {
-                Some(found) => {
-                    found.extend(out);
-                    true
-                }
-                None => false,
-            };
+        let found = if is_short_key(key) {
+            self.find_short(key)
+        } else if is_medium_key(key) {
+            self.find_medium(key, piece)
+        } else {
+            None
+        };
+        if let Some(found) = found {
+            found.extend(self, out);
+            return true;
+        }
+        if is_medium_key(key) || is_short_key(key) {
+            return false;
         }
         match self.find_run(key, piece) {
             Some(run) => {
@@ -426,23 +421,43 @@ impl PieceCache {
         }
     }
 
-    /// The cached ids of a medium or long `piece`, whose key is `key` (`key_of(piece)`),
-    /// with the memory past them where there is some (`Run`). Short pieces: `find_short`.
+    /// The cached ids of a long `piece`, whose key is `key` (`key_of(piece)`), with the
+    /// memory past them (`Run`). Short pieces: `find_short`; medium ones: `find_medium`.
     #[inline(always)]
     pub fn find_run(&self, key: u64, piece: &[u8]) -> Option<Run<'_>> {
-        debug_assert!(!is_short_key(key));
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
+        debug_assert!(!is_short_key(key) && !is_medium_key(key));
+        let mask = self.slots.len().wrapping_sub(1);
         let mut at = Self::slot_of(key, mask);
         loop {
-            let slot = &self.slots[at];
+            let slot = self.slots.get(at)?;
             if slot.key == 0 {
                 return None;
             }
-            if slot.key == key && self.same_piece(slot, piece) {
-                return Some(self.slot_run(slot));
+            if slot.key == key && self.same_text(slot.value as u32, piece) {
+                return Some(self.arena_run((slot.value >> 32) as usize));
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The slot of the medium piece `piece`, whose key is `key` (`key_of(piece)`, which
+    /// holds its length), for the encoder's copy of its ids (`SlotIds`).
+    #[inline(always)]
+    pub fn find_medium(&self, key: u64, piece: &[u8]) -> Option<SlotIds> {
+        debug_assert!(is_medium_key(key));
+        let words = first_and_last(piece);
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut at = Self::slot_of(key, mask);
+        loop {
+            let slot = self.slots.get(at)?;
+            if slot.key == key && slot.words == [words.0, words.1] {
+                return Some(SlotIds {
+                    packed: slot.value,
+                    n: (slot.value >> COUNT_SHIFT) as usize,
+                });
+            }
+            if slot.key == 0 {
+                return None;
             }
             at = (at + 1) & mask;
         }
@@ -454,7 +469,7 @@ impl PieceCache {
     /// branch on the kind of piece). The probe loop is `find_run`'s written out: one shared
     /// through a closure measured 4-8% slower (docs/performance.md#cache).
     #[inline(always)]
-    pub fn find_short(&self, key: u64) -> Option<ShortIds<'_>> {
+    pub fn find_short(&self, key: u64) -> Option<SlotIds> {
         // An empty table's mask is all ones and its first probe finds no slot: no test of
         // its own (the bounds check is needed anyway).
         let mask = self.short.len().wrapping_sub(1);
@@ -462,26 +477,16 @@ impl PieceCache {
         loop {
             let slot = self.short.get(at)?;
             if slot.key & KEY_BITS == key {
-                return Some(ShortIds { cache: self, slot });
+                return Some(SlotIds {
+                    packed: slot.ids,
+                    n: (slot.key >> COUNT_SHIFT) as usize,
+                });
             }
             if slot.key == 0 {
                 return None;
             }
             at = (at + 1) & mask;
         }
-    }
-
-    /// The ids that a slot's `ids[0]` stands for: itself, or a run in the arena.
-    #[inline(always)]
-    fn slot_run<'c>(&'c self, slot: &'c Slot) -> Run<'c> {
-        let first = slot.ids[0];
-        if first & IN_ARENA == 0 {
-            return Run {
-                window: &slot.ids,
-                n: 1,
-            };
-        }
-        self.arena_run((first & !IN_ARENA) as usize)
     }
 
     /// The run of the id arena at `start` (its count, then its ids), whose window goes on
@@ -495,16 +500,8 @@ impl PieceCache {
             n: count.min(window.len()),
         }
     }
-    /// Whether a slot whose key is the piece's holds the piece: by the slot's words for
-    /// medium pieces, by the arena for long ones.
-    #[inline(always)]
-    fn same_piece(&self, slot: &Slot, piece: &[u8]) -> bool {
-        match slot.key & MARK {
-            MEDIUM => slot.text as usize == piece.len() && slot.ids[1..] == medium_words(piece),
-            _ => self.same_text(slot.text, piece),
-        }
-    }
 
+    /// Whether the byte arena holds `piece` at `text` (a long piece's slot's).
     #[inline(always)]
     fn same_text(&self, text: u32, piece: &[u8]) -> bool {
         let at = text as usize;
@@ -551,22 +548,27 @@ impl PieceCache {
             self.short_len += 1;
             return;
         }
-        let mut slot = Slot {
-            key,
-            ..Slot::default()
-        };
-        if key & MARK == MEDIUM {
-            slot.text = piece.len() as u32;
-            slot.ids[1..].copy_from_slice(&medium_words(piece));
+        let slot = if is_medium_key(key) {
+            let (first, last) = first_and_last(piece);
+            let value = match pack(ids) {
+                Some(packed) => packed | (ids.len() as u64) << COUNT_SHIFT,
+                None => self.push_run(ids) as u64,
+            };
+            Slot {
+                key,
+                value,
+                words: [first, last],
+            }
         } else {
-            slot.text = self.bytes.len() as u32;
+            let text = self.bytes.len() as u64;
             self.bytes
                 .extend_from_slice(&(piece.len() as u32).to_le_bytes());
             self.bytes.extend_from_slice(piece);
-        }
-        slot.ids[0] = match ids {
-            [id] if id & IN_ARENA == 0 => *id,
-            _ => self.push_run(ids) as u32 | IN_ARENA,
+            Slot {
+                key,
+                value: text | (self.push_run(ids) as u64) << 32,
+                words: [0; 2],
+            }
         };
         make_room(&mut self.slots, self.len);
         place(&mut self.slots, slot);
@@ -585,7 +587,7 @@ impl PieceCache {
     }
 }
 
-/// 1 to `INLINE_IDS` ids packed in one word as a short slot holds them; `None` for more,
+/// 1 to `INLINE_IDS` ids packed in one word as a short or medium slot holds them; `None` for more,
 /// none, or an id too large to pack.
 fn pack(ids: &[u32]) -> Option<u64> {
     let fits =

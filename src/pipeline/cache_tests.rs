@@ -169,7 +169,7 @@ fn another_owner_starts_empty() {
 #[test]
 fn runs_in_the_arena_can_be_copied_as_a_block() {
     PieceCache::with(new_owner(), |cache| {
-        // Short (arena only past `INLINE_IDS` ids), medium and long pieces, each found
+        // Short and medium (arena only past `INLINE_IDS` ids) and long pieces, each found
         // while its run is the arena's last and again after others followed it.
         let mut kept = Vec::new();
         for n in 1..=20u32 {
@@ -180,23 +180,24 @@ fn runs_in_the_arena_can_be_copied_as_a_block() {
                 kept.push((piece, ids));
                 for (piece, ids) in kept.iter().rev().take(2) {
                     let key = key_of(piece.as_bytes());
-                    let run = if is_short_key(key) {
-                        let found = cache.find_short(key).expect("kept");
-                        match found.inline() {
-                            (inline, n @ 1..=INLINE_IDS) => {
-                                assert_eq!(&inline[..n], &ids[..], "{piece}");
-                                continue;
-                            }
-                            _ => found.arena(),
-                        }
+                    let found = if is_short_key(key) {
+                        cache.find_short(key)
+                    } else if is_medium_key(key) {
+                        cache.find_medium(key, piece.as_bytes())
                     } else {
-                        cache.find_run(key, piece.as_bytes()).expect("kept")
+                        None
+                    };
+                    let run = match found.map(|f| (f, f.inline())) {
+                        Some((_, (inline, n @ 1..=INLINE_IDS))) => {
+                            assert_eq!(&inline[..n], &ids[..], "{piece}");
+                            continue;
+                        }
+                        Some((found, _)) => found.arena(cache),
+                        None => cache.find_run(key, piece.as_bytes()).expect("kept"),
                     };
                     assert_eq!(run.ids(), &ids[..], "{piece}");
-                    let in_arena = ids.len() > 1 && (piece.len() > 7 || ids.len() > INLINE_IDS);
-                    if in_arena {
-                        assert!(run.window.len() >= RUN_BLOCK.max(ids.len()), "{piece}");
-                    }
+                    assert!(run.window.len() >= RUN_BLOCK.max(ids.len()), "{piece}");
+                    assert!(piece.len() > 16 || ids.len() > INLINE_IDS, "{piece}");
                 }
             }
         }
@@ -204,7 +205,7 @@ fn runs_in_the_arena_can_be_copied_as_a_block() {
 }
 
 #[test]
-fn short_pieces_keep_up_to_three_ids_of_21_bits_in_their_slot() {
+fn short_and_medium_pieces_keep_up_to_three_ids_of_20_bits_in_their_slot() {
     PieceCache::with(new_owner(), |cache| {
         let largest = (1u32 << PACKED_ID_BITS) - 1;
         let cases: [&[u32]; 7] = [
@@ -217,22 +218,45 @@ fn short_pieces_keep_up_to_three_ids_of_21_bits_in_their_slot() {
             &[u32::MAX >> 1, 7],
         ];
         for (i, ids) in cases.iter().enumerate() {
-            let piece = format!("p{i}");
-            cache.insert(piece.as_bytes(), ids);
-            let found = cache
-                .find_short(short_key(piece.as_bytes()).unwrap())
-                .unwrap();
-            let (inline, n) = found.inline();
-            let packs = ids.len() <= INLINE_IDS && ids.iter().all(|&id| id <= largest);
-            if packs {
-                assert_eq!((&inline[..n], n), (&ids[..], ids.len()), "{ids:?}");
-            } else {
-                assert_eq!(n, 0, "{ids:?} should be in the arena");
-                assert_eq!(found.arena().ids(), &ids[..]);
+            for piece in [format!("p{i}"), format!("medium piece {i}")] {
+                let bytes = piece.as_bytes();
+                cache.insert(bytes, ids);
+                let key = key_of(bytes);
+                let found = match short_key(bytes) {
+                    Some(key) => cache.find_short(key),
+                    None => cache.find_medium(key, bytes),
+                }
+                .expect("kept");
+                let (inline, n) = found.inline();
+                let packs = ids.len() <= INLINE_IDS && ids.iter().all(|&id| id <= largest);
+                if packs {
+                    assert_eq!((&inline[..n], n), (&ids[..], ids.len()), "{ids:?}");
+                } else {
+                    assert_eq!(n, 0, "{ids:?} should be in the arena");
+                    assert_eq!(found.arena(cache).ids(), &ids[..]);
+                }
+                let mut out = vec![9];
+                assert!(cache.extend_with(bytes, &mut out));
+                assert_eq!(out[1..], ids[..]);
             }
-            let mut out = vec![9];
-            assert!(cache.extend_with(piece.as_bytes(), &mut out));
-            assert_eq!(out[1..], ids[..]);
         }
+    });
+}
+
+#[test]
+fn medium_pieces_that_share_their_first_and_last_bytes_are_told_apart() {
+    // A run of one letter: every length from 8 to 16 has the same first and last 8 bytes,
+    // so only the length (in the key) tells them apart.
+    PieceCache::with(new_owner(), |cache| {
+        for len in 8..=16u32 {
+            cache.insert("a".repeat(len as usize).as_bytes(), &[len]);
+        }
+        for len in 8..=16u32 {
+            let mut out = Vec::new();
+            assert!(cache.extend_with("a".repeat(len as usize).as_bytes(), &mut out));
+            assert_eq!(out, [len]);
+        }
+        assert!(!cache.extend_with(&[b'a'; 17], &mut Vec::new()));
+        assert!(!cache.extend_with(b"aaaaaaabaaaaaaaa", &mut Vec::new()));
     });
 }

@@ -4,7 +4,7 @@
 //! faster. Batches: `batch.rs`.
 //! Why the cache and the prefetch queue: see docs/performance.md#encoding.
 
-use super::cache::{self, PieceCache, Run, INLINE_IDS, RUN_BLOCK};
+use super::cache::{self, PieceCache, Run, SlotIds, INLINE_IDS, RUN_BLOCK};
 use super::specials::{Part, SpecialMatcher};
 use super::Tokenizer;
 use crate::algorithms::UnknownChar;
@@ -369,26 +369,37 @@ impl<E: Ends> PieceEncoder<'_, '_, E> {
     /// of ids costs no branch.
     #[inline(always)]
     fn lookup_short(&mut self, piece: &str, key: u64) {
-        match self.cache.find_short(key) {
+        let found = self.cache.find_short(key);
+        self.write_slot_ids(piece, found);
+    }
+
+    /// A short or medium piece's ids, as its slot holds them (`None`: not cached).
+    #[inline(always)]
+    fn write_slot_ids(&mut self, piece: &str, found: Option<SlotIds>) {
+        match found {
             Some(found) => {
                 let (ids, n) = found.inline();
                 if n.wrapping_sub(1) < INLINE_IDS {
                     self.out.push_inline(&ids, n);
                 } else {
-                    self.out.extend_run(found.arena());
+                    self.out.extend_run(found.arena(self.cache));
                 }
             }
             None => self.uncached(piece),
         }
     }
 
+    /// A medium or long piece.
     #[inline(always)]
     fn lookup(&mut self, piece: &str, key: u64) {
+        if cache::is_medium_key(key) {
+            let found = self.cache.find_medium(key, piece.as_bytes());
+            return match found.and_then(|found| found.block(self.cache)) {
+                Some((block, n)) => self.out.push_block(&block, n),
+                None => self.write_slot_ids(piece, found),
+            };
+        }
         match self.cache.find_run(key, piece.as_bytes()) {
-            Some(Run {
-                window: &[id, ..],
-                n: 1,
-            }) => self.out.push(id),
             Some(run) => self.out.extend_run(run),
             None => self.uncached(piece),
         }
@@ -556,16 +567,6 @@ impl<'a> IdWriter<'a> {
     }
 
     #[inline(always)]
-    fn push(&mut self, id: u32) {
-        if self.len == self.cap {
-            self.grow(1);
-        }
-        // SAFETY: as in `put_block`, with `len < cap`.
-        unsafe { self.ptr.add(self.len).write(id) };
-        self.len += 1;
-    }
-
-    #[inline(always)]
     fn extend(&mut self, ids: &[u32]) {
         if self.cap - self.len < ids.len() {
             self.grow(ids.len());
@@ -573,6 +574,15 @@ impl<'a> IdWriter<'a> {
         // SAFETY: as in `put_block`, with `len + ids.len() <= cap`.
         unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), self.ptr.add(self.len), ids.len()) };
         self.len += ids.len();
+    }
+
+    /// Appends the first `n` of `block` (`n <= RUN_BLOCK`), writing all of them.
+    #[inline(always)]
+    fn push_block(&mut self, block: &[u32; RUN_BLOCK], n: usize) {
+        if self.cap - self.len < RUN_BLOCK {
+            self.grow(RUN_BLOCK);
+        }
+        self.put_block(block, n);
     }
 
     /// Appends a run of ids from the cache: one fixed-size copy of `RUN_BLOCK` ids when

@@ -37,8 +37,8 @@ use crate::pretokenize::PreTokenizer;
 use crate::symbols::{
     byte_level_bytes, byte_to_unicode, unicode_to_byte, EndOfWord, Kind, SymbolRules,
 };
-use crate::vocab::{Ranks, TokenBytes, TokenNames};
-use cache::{new_owner, PieceIds};
+use crate::vocab::{BytesIndex, Ranks, TokenBytes, TokenNames};
+use cache::{new_owner, short_key};
 
 pub use arriving::Arriving;
 pub use batch::{give_back, Runs, PARALLEL_MIN_BYTES};
@@ -385,4 +385,36 @@ fn whole_pieces(config: &TokenizerConfig, map: &Vocab, token_bytes: &TokenBytes)
         }
     }
     piece_ids
+}
+
+/// Whole pieces → token ids (`ignore_merges`), keyed as the cache keys them: most pieces
+/// of real text are short (four bytes on average in English under cl100k), so pieces of up
+/// to 7 bytes are keyed by one u64, several times cheaper to hash and compare than a slice.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PieceIds {
+    short: FxHashMap<u64, u32>,
+    long: BytesIndex,
+}
+
+impl PieceIds {
+    /// Room for `tokens` whole pieces (o200k: a third of them over 7 bytes).
+    pub fn reserve(&mut self, tokens: usize) {
+        self.short.reserve(tokens);
+        self.long.reserve(tokens / 3);
+    }
+
+    pub fn insert(&mut self, bytes: &[u8], id: u32) {
+        match short_key(bytes) {
+            Some(key) => self.short.insert(key, id),
+            None => self.long.insert(bytes, id),
+        };
+    }
+
+    #[inline]
+    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
+        match short_key(bytes) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(bytes).copied(),
+        }
+    }
 }

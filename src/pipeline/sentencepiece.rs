@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::cache::{new_owner, PieceIds};
+use super::cache::new_owner;
 use super::offsets::{to_char_spans, Span};
 use super::specials::{Part, SpecialMatcher};
+use super::PieceIds;
 use super::{Tokenizer, TokenizerConfig};
 use crate::algorithms::sentencepiece::SentencePieceBpe;
 use crate::algorithms::{Algorithm, AlgorithmConfig, Unknown, Vocab};
