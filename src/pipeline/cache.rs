@@ -14,7 +14,8 @@
 //! slots: one of 8 to 16 bytes is keyed by its hash and keeps its bytes and up to
 //! `INLINE_IDS` packed ids in its slot, as a short one does; a longer one is keyed by its
 //! hash and its bytes are compared in the byte arena. Other results live in the id arena.
-//! Nothing is allocated per piece. A piece over 128 bytes is kept only when met a second time, one over 1,024 never.
+//! Nothing is allocated per piece. A piece over 128 bytes is kept only when met a second
+//! time, one over 1,024 never.
 //!
 //! Each thread owns one cache, lent to an encoding call for its whole duration (a
 //! thread-local access per call, not per piece), and tied to one model: a call with
