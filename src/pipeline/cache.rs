@@ -404,18 +404,17 @@ impl PieceCache {
         } else if is_medium_key(key) {
             self.find_medium(key, piece)
         } else {
-            None
+            return match self.find_run(key, piece) {
+                Some(run) => {
+                    out.extend_from_slice(run.ids());
+                    true
+                }
+                None => false,
+            };
         };
-        if let Some(found) = found {
-            found.extend(self, out);
-            return true;
-        }
-        if is_medium_key(key) || is_short_key(key) {
-            return false;
-        }
-        match self.find_run(key, piece) {
-            Some(run) => {
-                out.extend_from_slice(run.ids());
+        match found {
+            Some(found) => {
+                found.extend(self, out);
                 true
             }
             None => false,

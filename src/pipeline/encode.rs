@@ -590,12 +590,7 @@ impl<'a> IdWriter<'a> {
     #[inline(always)]
     fn extend_run(&mut self, run: Run<'_>) {
         match run.window.first_chunk::<RUN_BLOCK>() {
-            Some(block) if run.n <= RUN_BLOCK => {
-                if self.cap - self.len < RUN_BLOCK {
-                    self.grow(RUN_BLOCK);
-                }
-                self.put_block(block, run.n);
-            }
+            Some(block) if run.n <= RUN_BLOCK => self.push_block(block, run.n),
             _ => self.extend(run.ids()),
         }
     }
