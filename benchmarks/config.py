@@ -22,6 +22,7 @@ COLD_PEERS = ("subword", "tiktoken", "toktok-rs", "gigatoken", "kitoken", "bpe-o
 WORST_CASES = (
     "one letter repeated",
     "random letters",
+    "random lower-case letters",
     "digits",
     "spaces",
     "newlines",

@@ -99,6 +99,17 @@ def no_whitespace(nbytes: int, cache: Path, seed: int = 5) -> Path:
     return out
 
 
+def lower_case(nbytes: int, cache: Path, seed: int = 5) -> Path:
+    """Random lower-case ASCII letters with no whitespace: one piece, like `no_whitespace`,
+    but nearly every pair of its letters is inside some token, so its parts (cut where no
+    token joins two bytes) are tens to hundreds of bytes instead of a few."""
+    out = cache / f"worst-lower.{nbytes}.txt"
+    if not out.is_file():
+        rng = random.Random(seed)
+        _write_atomic(out, bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(nbytes)))
+    return out
+
+
 def repeated(nbytes: int, cache: Path, char: str = "a") -> Path:
     """One character repeated `nbytes` times."""
     out = cache / f"worst-repeat.{nbytes}.txt"
@@ -188,6 +199,7 @@ def json_line(nbytes: int, cache: Path, seed: int = 5) -> Path:
 WORST_CASES = {
     "one letter repeated": repeated,
     "random letters": no_whitespace,
+    "random lower-case letters": lower_case,
     "digits": digits,
     "spaces": spaces,
     "newlines": newlines,

@@ -57,6 +57,8 @@ def _hostile(rng: random.Random, n: int) -> dict[str, str]:
         "a run then b": "a" * n + "b",
         "random letters": "".join(rng.choice(letters) for _ in range(n)),
         "random lower": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n)),
+        "random upper": "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(n)),
+        "dna": "".join(rng.choice("ACGT") for _ in range(n)),
         "digits": "".join(rng.choice("0123456789") for _ in range(n)),
         "spaces": " " * n,
         "spaces then a word": " " * n + "word",

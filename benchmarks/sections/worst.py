@@ -1,9 +1,10 @@
-"""Hostile input for the encoder: one letter repeated, random letters, digits, spaces,
-newlines, emoji, a single-line JSON, each in one call (and at a tenth of its size in the full
-run, to see growth), beside normal text of the same size (a prefix of the large English
-corpus). Each (input, call) runs in a fresh pinned process that records the call's time and
-its peak memory above what the process held before it (`timing.call_with_rss`). What is
-reported is the time per byte relative to the normal text, and peak bytes per input byte.
+"""Hostile input for the encoder: one letter repeated, random letters (of both cases, and
+lower-case only), digits, spaces, newlines, emoji, a single-line JSON, each in one call
+(and at a tenth of its size in the full run, to see growth), beside normal text of the
+same size (a prefix of the large English corpus). Each (input, call) runs in a fresh
+pinned process that records the call's time and its peak memory above what the process held
+before it (`timing.call_with_rss`). What is reported is the time per byte relative to the
+normal text, and peak bytes per input byte.
 Each input is encoded once, "cold": repeating the call would time a cache of the one giant
 piece in libraries that cache pieces."""
 

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rustc_hash::FxHashMap;
 
 use super::backtrack::Backtrack;
-use super::merge::{apply_merges_from, merge_heap_dropout, BytePairMerges, MergeTable, LINEAR_MAX};
+use super::merge::{
+    apply_merges_from, merge_heap_dropout, BytePairMerges, MergeTable, HEAP_MAX, LINEAR_MAX,
+};
 use super::ranks::ranked_merges;
 use super::{Unknown, UnknownChar, Vocab};
 use crate::error::{Error, Result};
@@ -29,8 +31,8 @@ pub enum MergeRule {
 const NONE: u32 = u32::MAX;
 
 /// Parts of long pieces longer than this many bytes are encoded by backtracking when the
-/// model allows (shorter ones merge faster: docs/performance.md#backtracking).
-const BACKTRACK_MIN: usize = 1024;
+/// model allows (shorter ones merge faster, with a heap: docs/performance.md#backtracking).
+const BACKTRACK_MIN: usize = HEAP_MAX;
 
 #[derive(Debug, Clone)]
 pub struct Bpe {
@@ -279,7 +281,7 @@ impl Bpe {
                 }
             }
             let byte_pairs = match part.len() {
-                0..=LINEAR_MAX => lazy.byte_pairs(&self.merges, &self.byte_ids),
+                0..=HEAP_MAX => lazy.byte_pairs(&self.merges, &self.byte_ids),
                 _ => None,
             };
             if let Some(byte_pairs) = byte_pairs {

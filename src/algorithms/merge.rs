@@ -13,8 +13,11 @@ use rustc_hash::FxHashMap;
 use super::Pair;
 use crate::rng::SplitMix64;
 
-/// Above this many symbols a word is merged with the heap; below, by linear scans.
+/// Above this many symbols a word is merged with a heap; below, by linear scans.
 pub(crate) const LINEAR_MAX: usize = 48;
+/// Up to this many symbols the heap is a binary heap over 16-bit links (`merge_heap_with`);
+/// above, `merge_by_rank`'s buckets, made for words of millions of symbols.
+pub(crate) const HEAP_MAX: usize = 1024;
 
 /// (left, right) → (rank, merged id).
 pub type MergeTable = FxHashMap<Pair, (u32, u32)>;
@@ -32,6 +35,9 @@ pub fn apply_merges_from(table: &MergeTable, ids: &mut Vec<u32>, start: usize) {
     }
     if n <= LINEAR_MAX {
         merge_linear_from(table, ids, start);
+    } else if n <= HEAP_MAX {
+        let pair = |a, b| lookup(table, a, b);
+        merge_heap_with(pair, ids, start, |i, word| pair(word[i], word[i + 1]));
     } else {
         let mut word = ids.split_off(start);
         merge_by_rank(table, &mut word);
@@ -97,6 +103,93 @@ fn merge_linear_with(
     ids.truncate(start + len);
 }
 
+/// A symbol of a word that `merge_heap_with` merges: the pair it starts (its rank and the
+/// merged id; `NO_PAIR` when it starts none or was merged away) and its neighbours.
+#[derive(Clone, Copy)]
+struct Node {
+    rank: u32,
+    merged: u32,
+    next: u16,
+    prev: u16,
+}
+
+/// Merges the word at `ids[start..]` (at most `HEAP_MAX` symbols) with a binary heap of
+/// (rank, position) keys over a linked list. Each symbol keeps the rank of the pair it
+/// starts, so a popped key is current exactly when the ranks agree: no second lookup, and
+/// a word of a few hundred symbols costs two allocations, where `merge_by_rank`'s buckets
+/// cost one per rank (docs/performance.md#merging). `initial(i, word)` is the pair of
+/// symbols `i` and `i + 1` before any merge; `lookup` the pairs that merges make.
+fn merge_heap_with(
+    lookup: impl Fn(u32, u32) -> (u32, u32),
+    ids: &mut Vec<u32>,
+    start: usize,
+    initial: impl Fn(usize, &[u32]) -> (u32, u32),
+) {
+    const END: u16 = u16::MAX;
+    let key = |rank: u32, at: usize| Reverse(u64::from(rank) << 32 | at as u64);
+    let word = &mut ids[start..];
+    let n = word.len();
+    debug_assert!(n <= HEAP_MAX);
+    if n < 2 {
+        return;
+    }
+    let mut nodes: Vec<Node> = (0..n)
+        .map(|i| {
+            let (rank, merged) = if i + 1 < n { initial(i, word) } else { NO_PAIR };
+            let next = if i + 1 < n { i as u16 + 1 } else { END };
+            let prev = if i > 0 { i as u16 - 1 } else { END };
+            Node {
+                rank,
+                merged,
+                next,
+                prev,
+            }
+        })
+        .collect();
+    let mut heap: BinaryHeap<Reverse<u64>> = (nodes.iter().enumerate())
+        .filter(|(_, node)| node.rank != u32::MAX)
+        .map(|(i, node)| key(node.rank, i))
+        .collect();
+    while let Some(Reverse(popped)) = heap.pop() {
+        let (rank, i) = ((popped >> 32) as u32, popped as u32 as usize);
+        let node = nodes[i];
+        if node.rank != rank {
+            continue;
+        }
+        // A symbol with a rank starts a pair, so it has a next symbol.
+        let j = usize::from(node.next);
+        let after = nodes[j].next;
+        word[i] = node.merged;
+        nodes[j].rank = u32::MAX;
+        nodes[i].next = after;
+        if after != END {
+            nodes[usize::from(after)].prev = i as u16;
+        }
+        // The pairs the merge made: (i, after) and (prev, i).
+        for (left, right) in [(i as u16, after), (node.prev, i as u16)] {
+            if left != END {
+                let (left, right) = (usize::from(left), usize::from(right));
+                let (rank, merged) = match right < n {
+                    true => lookup(word[left], word[right]),
+                    false => NO_PAIR,
+                };
+                (nodes[left].rank, nodes[left].merged) = (rank, merged);
+                if rank != u32::MAX {
+                    heap.push(key(rank, left));
+                }
+            }
+        }
+    }
+    // The symbols still linked from the first (never merged away), moved to the front.
+    let (mut at, mut len) = (0, 0);
+    while at != usize::from(END) {
+        word[len] = word[at];
+        len += 1;
+        at = usize::from(nodes[at].next);
+    }
+    ids.truncate(start + len);
+}
+
 /// The merges of the pairs of single bytes of a byte-level model, by the two bytes: a
 /// 512 KiB table that stays in the CPU's cache, where the merge table (several MiB) costs a
 /// cache miss per lookup. Every pair of a word's initial symbols is such a pair. With it, a
@@ -121,7 +214,7 @@ impl BytePairMerges {
         }
     }
 
-    /// Appends the merged ids of `bytes` (at most `LINEAR_MAX` of them; each byte's initial
+    /// Appends the merged ids of `bytes` (at most `HEAP_MAX` of them; each byte's initial
     /// symbol is `byte_ids[b]`).
     pub fn merge_bytes(
         &self,
@@ -130,20 +223,24 @@ impl BytePairMerges {
         bytes: &[u8],
         out: &mut Vec<u32>,
     ) {
-        debug_assert!(bytes.len() <= LINEAR_MAX);
+        debug_assert!(bytes.len() <= HEAP_MAX);
         let start = out.len();
         out.extend(bytes.iter().map(|&b| byte_ids[b as usize]));
         if bytes.len() < 2 {
             return;
         }
-        let mut pairs = [NO_PAIR; LINEAR_MAX];
-        for (i, pair) in bytes.windows(2).enumerate() {
-            pairs[i] = self.pairs[(pair[0] as usize) << 8 | pair[1] as usize];
-        }
+        let byte_pair = |i: usize| self.pairs[(bytes[i] as usize) << 8 | bytes[i + 1] as usize];
         let filtered = |a, b| match self.filter.may_hold(a, b) {
             true => lookup(table, a, b),
             false => NO_PAIR,
         };
+        if bytes.len() > LINEAR_MAX {
+            return merge_heap_with(filtered, out, start, |i, _| byte_pair(i));
+        }
+        let mut pairs = [NO_PAIR; LINEAR_MAX];
+        for (i, pair) in pairs.iter_mut().enumerate().take(bytes.len() - 1) {
+            *pair = byte_pair(i);
+        }
         merge_linear_with(filtered, out, start, &mut pairs);
     }
 }
@@ -446,17 +543,25 @@ mod tests {
             let n = rng.below(2, 400);
             let word: Vec<u32> = (0..n).map(|_| rng.below(0, symbols)).collect();
             let mut by_heap = word.clone();
-            let mut by_rank = word;
+            let mut by_rank = word.clone();
             merge_heap(&table, &mut by_heap);
             merge_by_rank(&table, &mut by_rank);
             assert_eq!(by_heap, by_rank, "round {round}");
+            // The 16-bit heap, behind a prefix that must stay untouched.
+            let mut linked = [vec![9, 9], word].concat();
+            let pair = |a, b| lookup(&table, a, b);
+            merge_heap_with(pair, &mut linked, 2, |i, w| pair(w[i], w[i + 1]));
+            assert_eq!(linked[..2], [9, 9]);
+            assert_eq!(linked[2..], by_heap[..], "round {round}");
         }
         let t = table(&[((0, 0), (0, 1)), ((1, 1), (1, 2)), ((1, 0), (2, 3))]);
-        for n in [49, 50, 1000, 1001] {
-            let (mut a, mut b) = (vec![0u32; n], vec![0u32; n]);
+        for n in [49, 50, 1000, 1001, HEAP_MAX - 1, HEAP_MAX, HEAP_MAX + 1] {
+            let (mut a, mut b, mut c) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
             merge_heap(&t, &mut a);
             merge_by_rank(&t, &mut b);
+            apply_merges(&t, &mut c);
             assert_eq!(a, b, "n = {n}");
+            assert_eq!(a, c, "n = {n}");
         }
     }
 
@@ -473,10 +578,10 @@ mod tests {
                 table.entry((a, b)).or_insert((rng.below(0, 20), merged));
             }
             let byte_pairs = BytePairMerges::new(&table, &byte_ids);
-            for len in 0..=LINEAR_MAX {
+            for len in (0..=LINEAR_MAX).chain([49, 50, 200, HEAP_MAX]) {
                 let bytes: Vec<u8> = (0..len).map(|_| rng.below(0, 5) as u8).collect();
                 let mut want: Vec<u32> = bytes.iter().map(|&b| byte_ids[b as usize]).collect();
-                apply_merges(&table, &mut want);
+                merge_heap(&table, &mut want);
                 let mut got = vec![7];
                 byte_pairs.merge_bytes(&table, &byte_ids, &bytes, &mut got);
                 assert_eq!(got[1..], want[..], "round {round}, {bytes:?}");
@@ -533,10 +638,16 @@ mod tests {
         let byte_pairs = BytePairMerges::new(&table, &byte_ids);
         let mut merged = 0;
         for round in 0..2_000 {
-            let len = rng.below(0, LINEAR_MAX as u32 + 1) as usize;
+            // One word in ten past LINEAR_MAX: the heap's path.
+            let most = if round % 10 == 0 {
+                HEAP_MAX
+            } else {
+                LINEAR_MAX
+            };
+            let len = rng.below(0, most as u32 + 1) as usize;
             let bytes: Vec<u8> = (0..len).map(|_| rng.below(0, 8) as u8).collect();
             let mut want: Vec<u32> = bytes.iter().map(|&b| u32::from(b)).collect();
-            apply_merges(&table, &mut want);
+            merge_heap(&table, &mut want);
             let mut got = Vec::new();
             byte_pairs.merge_bytes(&table, &byte_ids, &bytes, &mut got);
             assert_eq!(got, want, "round {round}, {bytes:?}");
