@@ -88,26 +88,27 @@ def mixed(nbytes: int, cache: Path) -> Path:
     return out
 
 
+def _random_bytes(out: Path, alphabet: bytes, nbytes: int, seed: int) -> Path:
+    """`out`, written once: `nbytes` bytes drawn from `alphabet` by a seeded generator."""
+    if not out.is_file():
+        rng = random.Random(seed)
+        _write_atomic(out, bytes(rng.choice(alphabet) for _ in range(nbytes)))
+    return out
+
+
 def no_whitespace(nbytes: int, cache: Path, seed: int = 5) -> Path:
     """Random ASCII letters with no whitespace at all: one regex piece per run of letters,
     i.e. one piece of `nbytes` bytes."""
-    out = cache / f"worst-nospace.{nbytes}.txt"
-    if not out.is_file():
-        rng = random.Random(seed)
-        letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-        _write_atomic(out, bytes(rng.choice(letters) for _ in range(nbytes)))
-    return out
+    letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return _random_bytes(cache / f"worst-nospace.{nbytes}.txt", letters, nbytes, seed)
 
 
 def lower_case(nbytes: int, cache: Path, seed: int = 5) -> Path:
     """Random lower-case ASCII letters with no whitespace: one piece, like `no_whitespace`,
     but nearly every pair of its letters is inside some token, so its parts (cut where no
     token joins two bytes) are tens to hundreds of bytes instead of a few."""
-    out = cache / f"worst-lower.{nbytes}.txt"
-    if not out.is_file():
-        rng = random.Random(seed)
-        _write_atomic(out, bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(nbytes)))
-    return out
+    letters = b"abcdefghijklmnopqrstuvwxyz"
+    return _random_bytes(cache / f"worst-lower.{nbytes}.txt", letters, nbytes, seed)
 
 
 def repeated(nbytes: int, cache: Path, char: str = "a") -> Path:
@@ -137,11 +138,7 @@ def newlines(nbytes: int, cache: Path) -> Path:
 
 def digits(nbytes: int, cache: Path, seed: int = 5) -> Path:
     """Random decimal digits with no whitespace (pieces of three digits)."""
-    out = cache / f"worst-digits.{nbytes}.txt"
-    if not out.is_file():
-        rng = random.Random(seed)
-        _write_atomic(out, bytes(rng.choice(b"0123456789") for _ in range(nbytes)))
-    return out
+    return _random_bytes(cache / f"worst-digits.{nbytes}.txt", b"0123456789", nbytes, seed)
 
 
 def emoji(nbytes: int, cache: Path, seed: int = 5) -> Path:
