@@ -2,8 +2,9 @@
 //!
 //! The rule: repeatedly merge the lowest-rank adjacent pair, the leftmost one on equal
 //! ranks, until no pair has a rank. Short words use a linear scan per merge (fewer, cheaper
-//! operations than a queue for a handful of symbols); long ones a priority queue over a
-//! linked list, so a 10-million-character word is O(n log n) at worst.
+//! operations than a queue for a handful of symbols); the parts of long byte-level pieces up
+//! to 255 bytes a vector scan of packed keys; long ones a priority queue over a linked list,
+//! so a 10-million-character word is O(n log n) at worst.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -18,6 +19,14 @@ pub(crate) const LINEAR_MAX: usize = 48;
 /// Up to this many symbols the heap is a binary heap over 16-bit links (`merge_heap_with`);
 /// above, `merge_by_rank`'s buckets, made for words of millions of symbols.
 pub(crate) const HEAP_MAX: usize = 1024;
+/// A byte-level part of more than `LINEAR_MAX` and up to this many bytes is merged by a
+/// scan of packed keys (`merge_scan_with`); longer ones by the binary heap.
+pub(crate) const SCAN_MAX: usize = SCAN_SLOTS - 1;
+/// The length of `merge_scan_with`'s arrays: positions and links are bytes, `u8::MAX`
+/// meaning none.
+const SCAN_SLOTS: usize = 256;
+/// The low bits of a scan key: a symbol's position.
+const SCAN_POSITION_BITS: u32 = SCAN_SLOTS.trailing_zeros();
 
 /// (left, right) → (rank, merged id).
 pub type MergeTable = FxHashMap<Pair, (u32, u32)>;
@@ -191,6 +200,124 @@ fn merge_heap_with(
     ids.truncate(start + len);
 }
 
+/// Merges the word at `ids[start..]` (at most `SCAN_MAX` symbols; every rank but
+/// `NO_PAIR`'s below `u32::MAX >> SCAN_POSITION_BITS`) by scanning one array of keys,
+/// `rank << SCAN_POSITION_BITS | position`, for its least: the lowest rank and, among equal
+/// ranks, the leftmost pair, in one compare that the compiler turns into vector
+/// instructions. Merged-away symbols keep their slot (key `u32::MAX`), so nothing is
+/// moved; byte links find the neighbours. `initial(i)` is the pair of symbols `i` and `i +
+/// 1` before any merge, `lookup` the pairs that merges make, and `ahead(a, b)` is told of
+/// each pair that a merge of a current pair would make, so that its lookup can be
+/// prefetched. For the parts of long pieces, where the binary heap spent its time sifting
+/// (docs/performance.md#parts-of-49-to-255-bytes-a-scan-of-packed-keys-2026-12-07-later).
+#[inline(always)]
+fn merge_scan_with(
+    lookup: impl Fn(u32, u32) -> (u32, u32),
+    ids: &mut Vec<u32>,
+    start: usize,
+    initial: impl Fn(usize) -> (u32, u32),
+    ahead: impl Fn(u32, u32),
+) {
+    const END: u8 = u8::MAX;
+    const NONE: u32 = u32::MAX;
+    let key = |rank: u32, at: usize| match rank {
+        u32::MAX => NONE,
+        _ => rank << SCAN_POSITION_BITS | at as u32,
+    };
+    let word = &mut ids[start..];
+    let n = word.len();
+    debug_assert!(n <= SCAN_MAX && SCAN_MAX == usize::from(END));
+    if n < 2 {
+        return;
+    }
+    // keys[i] and merged[i]: the pair that symbol i starts. Slots past n - 1 stay NONE, so
+    // the scan may run over whole vectors.
+    let mut keys = [NONE; SCAN_SLOTS];
+    let mut merged = [0u32; SCAN_SLOTS];
+    let mut next = [END; SCAN_SLOTS];
+    let mut prev = [END; SCAN_SLOTS];
+    for i in 0..n - 1 {
+        let (rank, id) = initial(i);
+        (keys[i], merged[i]) = (key(rank, i), id);
+        next[i] = i as u8 + 1;
+        prev[i + 1] = i as u8;
+        if rank != u32::MAX {
+            if i > 0 {
+                ahead(word[i - 1], id);
+            }
+            if i + 2 < n {
+                ahead(id, word[i + 2]);
+            }
+        }
+    }
+    let scan = (n - 1).next_multiple_of(16);
+    loop {
+        let least = keys[..scan].iter().fold(NONE, |a, &b| a.min(b));
+        if least == NONE {
+            break;
+        }
+        let i = (least & ((1 << SCAN_POSITION_BITS) - 1)) as usize;
+        let j = usize::from(next[i]);
+        let after = next[j];
+        word[i] = merged[i];
+        keys[j] = NONE;
+        next[i] = after;
+        keys[i] = NONE;
+        if after != END {
+            let after = usize::from(after);
+            prev[after] = i as u8;
+            let (rank, id) = lookup(word[i], word[after]);
+            (keys[i], merged[i]) = (key(rank, i), id);
+            if rank != u32::MAX {
+                if prev[i] != END {
+                    ahead(word[usize::from(prev[i])], id);
+                }
+                if next[after] != END {
+                    ahead(id, word[usize::from(next[after])]);
+                }
+            }
+        }
+        let before = prev[i];
+        if before != END {
+            let before = usize::from(before);
+            let (rank, id) = lookup(word[before], word[i]);
+            (keys[before], merged[before]) = (key(rank, before), id);
+            if rank != u32::MAX {
+                if prev[before] != END {
+                    ahead(word[usize::from(prev[before])], id);
+                }
+                if next[i] != END {
+                    ahead(id, word[usize::from(next[i])]);
+                }
+            }
+        }
+    }
+    // The symbols still linked from the first (never merged away), moved to the front.
+    let (mut at, mut len) = (0, 0);
+    while at != usize::from(END) {
+        word[len] = word[at];
+        len += 1;
+        at = usize::from(next[at]);
+    }
+    ids.truncate(start + len);
+}
+
+/// `merge_scan_with` compiled for AVX2.
+///
+/// # Safety
+/// Only on a CPU with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn merge_scan_avx2(
+    lookup: impl Fn(u32, u32) -> (u32, u32),
+    ids: &mut Vec<u32>,
+    start: usize,
+    initial: impl Fn(usize) -> (u32, u32),
+    ahead: impl Fn(u32, u32),
+) {
+    merge_scan_with(lookup, ids, start, initial, ahead)
+}
+
 /// The merges of the pairs of single bytes of a byte-level model, by the two bytes: a
 /// 512 KiB table that stays in the CPU's cache, where the merge table (several MiB) costs a
 /// cache miss per lookup. Every pair of a word's initial symbols is such a pair. With it, a
@@ -199,6 +326,13 @@ fn merge_heap_with(
 pub struct BytePairMerges {
     pairs: Box<[(u32, u32)]>,
     filter: PairFilter,
+    /// Whether every rank fits a scan key (`merge_scan_with`); else the heap takes the
+    /// parts the scan would.
+    scan: bool,
+    /// Whether the CPU has AVX2: the scan then compares eight keys an instruction, where
+    /// SSE2 (x86-64's baseline) has no unsigned minimum and takes five for four.
+    #[cfg(target_arch = "x86_64")]
+    avx2: bool,
 }
 
 impl BytePairMerges {
@@ -209,9 +343,13 @@ impl BytePairMerges {
                 all[a << 8 | b] = lookup(table, ia, ib);
             }
         }
+        let most = table.values().map(|&(rank, _)| rank).max().unwrap_or(0);
         BytePairMerges {
             pairs: all.into_boxed_slice(),
             filter: PairFilter::new(table),
+            scan: most < u32::MAX >> SCAN_POSITION_BITS,
+            #[cfg(target_arch = "x86_64")]
+            avx2: is_x86_feature_detected!("avx2"),
         }
     }
 
@@ -235,8 +373,18 @@ impl BytePairMerges {
             true => lookup(table, a, b),
             false => NO_PAIR,
         };
-        if bytes.len() > LINEAR_MAX {
-            return merge_heap_with(filtered, out, start, |i, _| byte_pair(i));
+        match bytes.len() {
+            0..=LINEAR_MAX => {}
+            ..=SCAN_MAX if self.scan => {
+                let ahead = |a, b| self.filter.prefetch(a, b);
+                #[cfg(target_arch = "x86_64")]
+                if self.avx2 {
+                    // SAFETY: `avx2` says the CPU has AVX2.
+                    return unsafe { merge_scan_avx2(filtered, out, start, byte_pair, ahead) };
+                }
+                return merge_scan_with(filtered, out, start, byte_pair, ahead);
+            }
+            _ => return merge_heap_with(filtered, out, start, |i, _| byte_pair(i)),
         }
         let mut pairs = [NO_PAIR; LINEAR_MAX];
         for (i, pair) in pairs.iter_mut().enumerate().take(bytes.len() - 1) {
@@ -284,6 +432,13 @@ impl PairFilter {
         // A one-word filter has `shift` 64, which `>>` refuses: word 0.
         let word = h.checked_shr(self.shift).unwrap_or(0) as usize;
         (word, 1 << (h >> 20 & 63) | 1 << (h >> 26 & 63))
+    }
+
+    /// Brings the word of the pair `(a, b)` near the core.
+    #[inline(always)]
+    fn prefetch(&self, a: u32, b: u32) {
+        let (word, _) = self.place(a, b);
+        crate::pages::prefetch(self.words.as_ptr().wrapping_add(word));
     }
 
     /// False only for pairs that are not in the table.

@@ -1,5 +1,6 @@
-//! The merge loops against each other: the linear scan, the binary heap over 16-bit links,
-//! the reference heap and the rank buckets, on hand-made and random tables.
+//! The merge loops against each other: the linear scan, the scan of packed keys, the binary
+//! heap over 16-bit links, the reference heap and the rank buckets, on hand-made and random
+//! tables.
 
 use super::*;
 
@@ -80,6 +81,83 @@ fn rank_buckets_and_heap_agree() {
 }
 
 #[test]
+fn the_scan_of_packed_keys_and_the_heap_agree() {
+    let mut rng = SplitMix64::new(14);
+    let mut told = 0;
+    for round in 0..400 {
+        // As in `rank_buckets_and_heap_agree`: equal and out-of-order ranks happen.
+        let symbols = rng.below(1, 5);
+        let mut table = MergeTable::default();
+        for merged in symbols..symbols + rng.below(1, 30) {
+            let (a, b) = (rng.below(0, merged), rng.below(0, merged));
+            table.entry((a, b)).or_insert((rng.below(0, 20), merged));
+        }
+        let n = match round % 4 {
+            0 => SCAN_MAX as u32,
+            _ => rng.below(0, SCAN_MAX as u32 + 1),
+        };
+        let word: Vec<u32> = (0..n).map(|_| rng.below(0, symbols)).collect();
+        let mut want = word.clone();
+        merge_heap(&table, &mut want);
+        // Behind a prefix that must stay untouched.
+        let mut got = [vec![9, 9], word].concat();
+        let first = got.clone();
+        let pair = |a, b| lookup(&table, a, b);
+        let ahead = |a, b| {
+            // Only pairs of symbols that can meet: ids the table knows.
+            assert!(a < symbols + 30 && b < symbols + 30, "({a}, {b})");
+        };
+        merge_scan_with(
+            pair,
+            &mut got,
+            2,
+            |i| pair(first[2 + i], first[3 + i]),
+            ahead,
+        );
+        assert_eq!(got[..2], [9, 9]);
+        assert_eq!(got[2..], want[..], "round {round}");
+        told += usize::from(want.len() < n as usize);
+    }
+    assert!(told > 100, "the words merged ({told} of 400)");
+    // The highest rank a key holds, and a run of one symbol: every merge is a tie.
+    let top = u32::MAX >> SCAN_POSITION_BITS;
+    let t = table(&[((0, 0), (top - 1, 1)), ((1, 1), (top - 2, 2))]);
+    for n in [2, 3, 49, 200, SCAN_MAX] {
+        let mut want = vec![0u32; n];
+        merge_heap(&t, &mut want);
+        let mut got = vec![0u32; n];
+        let pair = |a, b| lookup(&t, a, b);
+        merge_scan_with(pair, &mut got, 0, |_| pair(0, 0), |_, _| {});
+        assert_eq!(got, want, "n = {n}");
+    }
+}
+
+#[test]
+fn byte_pair_merges_take_the_heap_when_a_rank_does_not_fit_a_key() {
+    // Ranks past what a scan key holds: parts the scan would take go to the heap, with
+    // the same result.
+    let byte_ids: [u32; 256] = std::array::from_fn(|b| b as u32);
+    let big = u32::MAX >> SCAN_POSITION_BITS;
+    for offset in [0, big] {
+        let t = table(&[
+            ((0, 0), (offset + 2, 256)),
+            ((256, 256), (offset + 1, 257)),
+            ((1, 0), (offset, 258)),
+        ]);
+        let byte_pairs = BytePairMerges::new(&t, &byte_ids);
+        assert_eq!(byte_pairs.scan, offset == 0);
+        for n in [49, 100, SCAN_MAX, SCAN_MAX + 1] {
+            let bytes: Vec<u8> = (0..n).map(|i| u8::from(i % 5 == 0)).collect();
+            let mut want: Vec<u32> = bytes.iter().map(|&b| u32::from(b)).collect();
+            merge_heap(&t, &mut want);
+            let mut got = Vec::new();
+            byte_pairs.merge_bytes(&t, &byte_ids, &bytes, &mut got);
+            assert_eq!(got, want, "offset {offset}, n = {n}");
+        }
+    }
+}
+
+#[test]
 fn byte_pair_merges_agree_with_the_linear_scan() {
     let mut rng = SplitMix64::new(12);
     // Byte b's initial symbol is id 255 - b: the table is read by bytes, not ids.
@@ -92,7 +170,7 @@ fn byte_pair_merges_agree_with_the_linear_scan() {
             table.entry((a, b)).or_insert((rng.below(0, 20), merged));
         }
         let byte_pairs = BytePairMerges::new(&table, &byte_ids);
-        for len in (0..=LINEAR_MAX).chain([49, 50, 200, HEAP_MAX]) {
+        for len in (0..=LINEAR_MAX).chain([49, 50, 200, SCAN_MAX, SCAN_MAX + 1, HEAP_MAX]) {
             let bytes: Vec<u8> = (0..len).map(|_| rng.below(0, 5) as u8).collect();
             let mut want: Vec<u32> = bytes.iter().map(|&b| byte_ids[b as usize]).collect();
             merge_heap(&table, &mut want);
@@ -152,7 +230,7 @@ fn byte_pair_merges_agree_with_the_linear_scan_on_a_filtered_table() {
     let byte_pairs = BytePairMerges::new(&table, &byte_ids);
     let mut merged = 0;
     for round in 0..2_000 {
-        // One word in ten past LINEAR_MAX: the heap's path.
+        // One word in ten past LINEAR_MAX: the scan's and the heap's paths.
         let most = if round % 10 == 0 {
             HEAP_MAX
         } else {
