@@ -264,30 +264,22 @@ fn merge_scan_with(
         next[i] = after;
         keys[i] = NONE;
         if after != END {
-            let after = usize::from(after);
-            prev[after] = i as u8;
-            let (rank, id) = lookup(word[i], word[after]);
-            (keys[i], merged[i]) = (key(rank, i), id);
-            if rank != u32::MAX {
-                if prev[i] != END {
-                    ahead(word[usize::from(prev[i])], id);
-                }
-                if next[after] != END {
-                    ahead(id, word[usize::from(next[after])]);
-                }
-            }
+            prev[usize::from(after)] = i as u8;
         }
-        let before = prev[i];
-        if before != END {
-            let before = usize::from(before);
-            let (rank, id) = lookup(word[before], word[i]);
-            (keys[before], merged[before]) = (key(rank, before), id);
+        // The pairs the merge made: (i, after) and (prev, i).
+        for (left, right) in [(i as u8, after), (prev[i], i as u8)] {
+            if left == END || right == END {
+                continue;
+            }
+            let (left, right) = (usize::from(left), usize::from(right));
+            let (rank, id) = lookup(word[left], word[right]);
+            (keys[left], merged[left]) = (key(rank, left), id);
             if rank != u32::MAX {
-                if prev[before] != END {
-                    ahead(word[usize::from(prev[before])], id);
+                if prev[left] != END {
+                    ahead(word[usize::from(prev[left])], id);
                 }
-                if next[i] != END {
-                    ahead(id, word[usize::from(next[i])]);
+                if next[right] != END {
+                    ahead(id, word[usize::from(next[right])]);
                 }
             }
         }
