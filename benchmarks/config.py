@@ -75,13 +75,15 @@ class Config:
     scaling_trainers: tuple[str, ...] = ("subword", "tokenizers")
     scaling_vocab: int = 32000
     # Worst cases (hostile input), each in one call at worst_bytes, and at a tenth of it
-    # when worst_tenth (to see growth); each call in a fresh process (time and peak RSS).
+    # when worst_tenth (to see growth); each call in worst_repeats fresh processes (the
+    # median time and the largest peak RSS are kept).
     worst_cases: tuple[str, ...] = WORST_CASES
     worst_bytes: int = 10 * MB
     worst_tenth: bool = True
     worst_encoding: str = "cl100k_base"
     worst_encoders: tuple[str, ...] = ("subword", "tiktoken", "toktok-rs", "gigatoken")
     worst_timeout: float = 120.0
+    worst_repeats: int = 3
     # Scale-out: Ray and the process pool against one process, on this much mixed text.
     scale_bytes: int = 100 * MB
 
@@ -109,6 +111,7 @@ def quick() -> Config:
         worst_bytes=1 * MB,
         worst_tenth=False,
         worst_timeout=30.0,
+        worst_repeats=1,
         scale_bytes=10 * MB,
     )
 
@@ -150,6 +153,7 @@ def parse(argv: list[str] | None = None) -> Config:
     p.add_argument("--cold-peers", help="peers in the cold-start section, comma list or 'all'")
     p.add_argument("--worst-cases", help=f"hostile inputs, comma list of {', '.join(WORST_CASES)}")
     p.add_argument("--worst-bytes", help="size of each hostile input, e.g. 10MB")
+    p.add_argument("--worst-repeats", type=int, help="fresh processes per hostile input (median)")
     p.add_argument("--corpora", help="encoding corpora (file names), comma list")
     p.add_argument("--encode-bytes", help="encode a prefix of each corpus, e.g. 5MB")
     p.add_argument("--repeats", type=int, help="timed calls per measurement (best is kept)")
@@ -181,6 +185,8 @@ def parse(argv: list[str] | None = None) -> Config:
         cfg.worst_cases = _names(a.worst_cases, WORST_CASES)
     if a.worst_bytes:
         cfg.worst_bytes = _sizes(a.worst_bytes)[0]
+    if a.worst_repeats:
+        cfg.worst_repeats = a.worst_repeats
     if a.corpora:
         cfg.encode_corpora = tuple(n.strip() for n in a.corpora.split(","))
     if a.encode_bytes:

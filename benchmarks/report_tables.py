@@ -129,12 +129,19 @@ def worst_lines(worst: dict, summary: list[dict]) -> list[str]:
         for (p, key, call), c in idx.items()
         if key == worst["normal"] and "rss_added_bytes" in c
     }
+    repeats = worst.get("repeats", 1)
+    each = (
+        "each call in a fresh process"
+        if repeats == 1
+        else f"each call in {repeats} fresh processes, of which the median time and the "
+        "largest peak RSS are kept"
+    )
     out = [
         f"## Hostile input ({worst['encoding']}; time per byte ÷ the same library's on normal "
         "text; peak RSS per input byte)",
         "",
-        f"Baseline: {worst['normal']}. One thread, whole input in one call, each call in a "
-        "fresh process. Peak RSS per byte: the call's peak resident memory above what the "
+        f"Baseline: {worst['normal']}. One thread, whole input in one call, {each}. "
+        "Peak RSS per byte: the call's peak resident memory above what the "
         "process held just before it (tokenizer and input loaded), over the input's bytes. "
         f"A call taking more than {worst['timeout']:g} s is stopped. Ratio ~1 is ideal; the "
         "1/10 → full step shows growth (linear keeps the ratio, quadratic multiplies it by 10).",
