@@ -185,7 +185,9 @@ def parse(argv: list[str] | None = None) -> Config:
         cfg.worst_cases = _names(a.worst_cases, WORST_CASES)
     if a.worst_bytes:
         cfg.worst_bytes = _sizes(a.worst_bytes)[0]
-    if a.worst_repeats:
+    if a.worst_repeats is not None:
+        if a.worst_repeats < 1:
+            raise SystemExit("--worst-repeats must be at least 1")
         cfg.worst_repeats = a.worst_repeats
     if a.corpora:
         cfg.encode_corpora = tuple(n.strip() for n in a.corpora.split(","))

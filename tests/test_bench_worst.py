@@ -3,6 +3,7 @@ the median time, every run kept, the largest peak memory, and a failed run repor
 
 from __future__ import annotations
 
+import pytest
 from benchmarks.sections.worst import combine_runs
 
 
@@ -33,3 +34,12 @@ def test_one_run_stands_as_it_was() -> None:
 def test_a_run_that_failed_is_reported_alone() -> None:
     failed = {"peer": "p", "input": "x", "call": "whole/list", "error": "timed out after 120 s"}
     assert combine_runs([cell(1.0, 5), failed]) == failed
+
+
+def test_the_number_of_processes_is_at_least_one() -> None:
+    from benchmarks.config import parse
+
+    assert parse(["--worst-repeats", "5"]).worst_repeats == 5
+    assert parse([]).worst_repeats == 3 and parse(["--quick"]).worst_repeats == 1
+    with pytest.raises(SystemExit, match="at least 1"):
+        parse(["--worst-repeats", "0"])
