@@ -11,6 +11,7 @@ piece in libraries that cache pieces."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 
 from benchmarks import inputs
@@ -79,8 +80,8 @@ def combine_runs(runs: list[dict]) -> dict:
     run's seconds and the largest peak memory of them. A run that failed stands alone."""
     if "seconds" not in runs[-1]:
         return runs[-1]
-    ordered = sorted(runs, key=lambda r: r["seconds"])
-    cell = dict(ordered[(len(ordered) - 1) // 2])
+    median = statistics.median_low(r["seconds"] for r in runs)
+    cell = dict(next(r for r in runs if r["seconds"] == median))
     cell["runs"] = [r["seconds"] for r in runs]
     added = [r["rss_added_bytes"] for r in runs if r.get("rss_added_bytes") is not None]
     if added:
