@@ -3,7 +3,7 @@
 # (benchmarks/.venv), installs the peers pinned in benchmarks/requirements.txt and subword
 # built from this checkout (release), then runs the suite. Arguments go to the suite:
 #   bash benchmarks/run.sh --quick        # minutes
-#   bash benchmarks/run.sh                # the full run (~40 min; see benchmarks/README.md)
+#   bash benchmarks/run.sh                # the full run (about an hour; see benchmarks/README.md)
 # BENCH_SKIP_BUILD=1 reuses the subword already installed in the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
