@@ -1,11 +1,14 @@
-//! Hints about memory: large output buffers on huge pages, and lines fetched ahead of use
-//! (`prefetch`).
+//! Memory: large output buffers on huge pages, buffers of ids kept from one call for the
+//! next (`SpareIds`), and lines fetched ahead of use (`prefetch`).
 //!
 //! A fresh buffer of tens of megabytes costs the kernel
 //! a page fault for every 4 KiB written to it the first time, and an output that large is
 //! fresh on every call: the allocator maps it anew and unmaps it when it is freed. On
 //! transparent huge pages a fault maps 2 MiB. NumPy advises its own large arrays the same
-//! way (why and how much: docs/performance.md#huge-pages-for-large-outputs).
+//! way (why and how much: docs/performance.md#huge-pages-for-large-outputs). A kept buffer
+//! costs no fault at all.
+
+use std::sync::{Mutex, MutexGuard};
 
 /// Buffers smaller than this are left alone (NumPy draws its line at the same size); the
 /// allocator reuses their memory from call to call anyway.
@@ -52,6 +55,138 @@ pub fn prefetch<T>(ptr: *const T) {
     let _ = ptr;
 }
 
+/// Buffers of ids kept from one call for the next, up to a total size: a large call's
+/// output is otherwise fresh memory every time, which the kernel faults in and zeroes.
+pub struct SpareIds {
+    /// Each buffer, and the ids of memory it holds: its capacity, or for a text's result
+    /// the ids it was given back with (`give_result` lets go of the pages past them).
+    buffers: Mutex<Vec<(Vec<u32>, usize)>>,
+    /// The most ids of memory kept in all.
+    max_ids: usize,
+}
+
+impl SpareIds {
+    pub const fn new(max_ids: usize) -> Self {
+        SpareIds {
+            buffers: Mutex::new(Vec::new()),
+            max_ids,
+        }
+    }
+
+    /// `buffers`' guard; a thread that panicked holding it left nothing half-written.
+    fn buffers(&self) -> MutexGuard<'_, Vec<(Vec<u32>, usize)>> {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An empty buffer: a kept one if there is one.
+    pub fn take(&self) -> Vec<u32> {
+        self.buffers().pop().map(|(ids, _)| ids).unwrap_or_default()
+    }
+
+    /// An empty buffer holding at most `max_ids` of memory: the largest kept one that does,
+    /// or a new one.
+    pub fn take_within(&self, max_ids: usize) -> Vec<u32> {
+        let mut buffers = self.buffers();
+        let best = (buffers.iter().enumerate())
+            .filter(|(_, (_, size))| *size <= max_ids)
+            .max_by_key(|(_, (_, size))| *size)
+            .map(|(i, _)| i);
+        best.map_or_else(Vec::new, |i| buffers.swap_remove(i).0)
+    }
+
+    /// Keeps `ids`' memory for a later `take`, emptied, if that stays within `max_ids`.
+    pub fn give(&self, ids: Vec<u32>) {
+        let size = ids.capacity();
+        self.keep(ids, size);
+    }
+
+    fn keep(&self, mut ids: Vec<u32>, size: usize) {
+        ids.clear();
+        let mut buffers = self.buffers();
+        let kept: usize = buffers.iter().map(|(_, size)| size).sum();
+        if kept + size <= self.max_ids {
+            buffers.push((ids, size));
+        }
+    }
+
+    /// An empty buffer for the ids of a text of `text_bytes`: when they may need
+    /// `MIN_BYTES`, a kept one holding no more memory than the room a new one is given (an
+    /// id for every two bytes: `encode_with_cache`), so that a smaller result never holds
+    /// a larger result's memory; a new one otherwise.
+    pub fn for_text(&self, text_bytes: usize) -> Vec<u32> {
+        let room = text_bytes / 2;
+        if room.saturating_mul(4) < MIN_BYTES {
+            return Vec::new();
+        }
+        self.take_within(room)
+    }
+
+    /// Keeps a text's buffer of ids once its result is gone, if it held `MIN_BYTES` of
+    /// them. The pages past them go back to the kernel (an earlier, longer result may have
+    /// written there), so the buffer holds about its ids' memory. Its room stays and its
+    /// memory does not move: shrinking it moved it and cost its huge pages, which made the
+    /// next call slower than a fresh buffer (docs/performance.md).
+    pub fn give_result(&self, ids: Vec<u32>) {
+        if ids.len().saturating_mul(4) < MIN_BYTES {
+            return;
+        }
+        release_after(&ids);
+        let size = ids.len();
+        self.keep(ids, size);
+    }
+}
+
+/// Gives the whole huge pages of `ids`' room past its ids back to the kernel, which maps
+/// zeroed pages there if they are written again.
+fn release_after(ids: &Vec<u32>) {
+    #[cfg(target_os = "linux")]
+    {
+        let at = ids.as_ptr() as usize;
+        let used = at.saturating_add(std::mem::size_of_val(&ids[..]));
+        let end = at.saturating_add(ids.capacity().saturating_mul(4)) / HUGE_PAGE * HUGE_PAGE;
+        if let Some(start) = used
+            .checked_next_multiple_of(HUGE_PAGE)
+            .filter(|&s| s < end)
+        {
+            // SAFETY: the range lies inside the Vec's allocation and past its ids, which
+            // nothing reads before writing (a Vec's spare room); MADV_DONTNEED on private
+            // anonymous memory only drops those pages. A failure leaves them as they are.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = ids;
+}
+
+/// The process's spare buffers for a batch's runs, shared by its threads: at most 64 MiB.
+static RUN_IDS: SpareIds = SpareIds::new(16 << 20);
+
+/// The process's spare buffer for one large text's ids: at most 64 MiB.
+static RESULT_IDS: SpareIds = SpareIds::new(16 << 20);
+
+/// An empty buffer for a batch's run (`RUN_IDS`).
+pub fn run_buffer() -> Vec<u32> {
+    RUN_IDS.take()
+}
+
+/// Keeps a run's buffer for a later run once its ids are copied out (`RUN_IDS`).
+pub fn give_back_run(ids: Vec<u32>) {
+    RUN_IDS.give(ids);
+}
+
+/// An empty buffer for the ids of one text (`SpareIds::for_text`, from `RESULT_IDS`).
+pub fn result_buffer(text_bytes: usize) -> Vec<u32> {
+    RESULT_IDS.for_text(text_bytes)
+}
+
+/// Keeps a text's buffer once its result is gone (`SpareIds::give_result`, to
+/// `RESULT_IDS`).
+pub fn give_back_result(ids: Vec<u32>) {
+    RESULT_IDS.give_result(ids);
+}
+
 /// `vec.reserve(more)`, asking for huge pages when that allocated or grew the buffer: once
 /// per allocation, not per call (a batch's run encodes many texts into one buffer).
 pub fn reserve<T>(vec: &mut Vec<T>, more: usize) {
@@ -77,6 +212,71 @@ fn huge_range(addr: usize, bytes: usize) -> Option<(usize, usize)> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spare_ids_keep_their_memory_emptied_up_to_their_limit() {
+        let spare = SpareIds::new(1000);
+        assert_eq!(spare.take().capacity(), 0, "none kept yet: a new one");
+        let mut ids = Vec::with_capacity(600);
+        ids.extend(0..600u32);
+        let at = ids.as_ptr();
+        spare.give(ids);
+        let again = spare.take();
+        assert_eq!(
+            (again.len(), again.capacity(), again.as_ptr()),
+            (0, 600, at)
+        );
+        spare.give(again);
+        // 600 + 500 ids of capacity would pass the limit: the second is let go.
+        spare.give(Vec::with_capacity(500));
+        spare.give(Vec::with_capacity(400));
+        let mut kept: Vec<usize> = (0..3).map(|_| spare.take().capacity()).collect();
+        kept.sort_unstable();
+        assert_eq!(kept, [0, 400, 600]);
+    }
+
+    #[test]
+    fn a_buffer_within_a_size_is_the_largest_that_fits() {
+        let spare = SpareIds::new(1000);
+        for n in [300, 100, 500] {
+            spare.give(Vec::with_capacity(n));
+        }
+        assert_eq!(spare.take_within(50).capacity(), 0, "none fits: a new one");
+        assert_eq!(spare.take_within(400).capacity(), 300);
+        assert_eq!(spare.take_within(1000).capacity(), 500);
+        assert_eq!(spare.take_within(1000).capacity(), 100);
+        assert_eq!(spare.take().capacity(), 0, "all taken");
+    }
+
+    #[test]
+    fn a_large_texts_buffer_is_kept_by_its_ids_for_the_next_large_text() {
+        let min_ids = MIN_BYTES / 4;
+        let spare = SpareIds::new(4 * min_ids);
+        let mut ids = Vec::with_capacity(3 * min_ids);
+        ids.extend((0..min_ids as u32).rev());
+        spare.give_result(ids);
+        // A text whose room is below the buffer's ids, or below MIN_BYTES: a new buffer.
+        assert_eq!(spare.for_text(min_ids * 2 - 2).capacity(), 0);
+        assert_eq!(spare.for_text(MIN_BYTES / 2 - 1).capacity(), 0);
+        // Its room stays: the memory is not moved.
+        let again = spare.for_text(min_ids * 2);
+        assert_eq!((again.len(), again.capacity()), (0, 3 * min_ids));
+        assert_eq!(spare.take().capacity(), 0, "taken");
+        // Counted by its ids, not its room: four such buffers fit a limit of four times
+        // their ids, where their room would let one in.
+        for _ in 0..4 {
+            let mut ids = Vec::with_capacity(3 * min_ids);
+            ids.extend(0..min_ids as u32);
+            spare.give_result(ids);
+        }
+        let kept = (0..5).filter(|_| spare.take().capacity() > 0).count();
+        assert_eq!(kept, 4);
+        // Fewer ids than MIN_BYTES: not kept.
+        let mut small = Vec::with_capacity(3 * min_ids);
+        small.extend(0..(min_ids - 1) as u32);
+        spare.give_result(small);
+        assert_eq!(spare.take().capacity(), 0);
+    }
 
     #[test]
     fn only_whole_huge_pages_of_large_buffers_are_advised() {

@@ -11,6 +11,7 @@ import inspect
 import os
 import pickle
 import platform
+import random
 import sys
 import threading
 
@@ -338,6 +339,44 @@ def test_a_short_texts_array_owns_its_data_like_any_array(byte_tok) -> None:
     assert pickle.loads(pickle.dumps(array)).tolist() == array.tolist()
     empty = byte_tok.encode_to_numpy("")
     assert empty.shape == (0,) and empty.dtype == np.uint32 and empty.flags.owndata
+
+
+def test_large_results_keep_their_ids_while_their_buffers_are_reused(byte_tok) -> None:
+    """A text of over 2 MiB gets a buffer of ids kept from an earlier large result once
+    that result is gone (src/pages.rs): no live array, view or list may see another
+    text's ids, and a reused buffer must not show its old ids past the new ones."""
+    np = pytest.importorskip("numpy")
+    words = " ".join(TEXTS).split()
+    rng = random.Random(5)
+    texts = [
+        " ".join(rng.choice(words) + rng.choice("xyz.,") for _ in range(n))
+        for n in (520_000, 590_000, 550_000)
+    ]
+    want = [byte_tok.encode(t) for t in texts]  # lists give their buffers back too
+    # Each result has 4 MiB of ids (the least kept) and at most an id for two bytes of
+    # text (the most a kept buffer may hold for a text of that size): buffers are kept
+    # and reused, and three sizes make a reused one grow or hold more than it needs.
+    assert all(1 << 20 <= len(w) <= len(t) // 2 for w, t in zip(want, texts))
+    assert len({len(w) for w in want}) == 3
+
+    first = byte_tok.encode_to_numpy(texts[0])
+    view = first[5:500]
+    del first  # the view keeps the ids alive: nothing is given back yet
+    second = byte_tok.encode_to_numpy(texts[1])
+    assert view.tolist() == want[0][5:500]
+    del view  # now the first buffer is kept for the next large text
+    third = byte_tok.encode_to_numpy(texts[2])
+    second[:] = 0  # a result's ids are the caller's to change
+    del second
+    again = [byte_tok.encode_to_numpy(t) for t in texts]
+    assert third.tolist() == want[2]
+    for array, ids in zip(again, want):
+        assert array.dtype == np.uint32 and array.flags.c_contiguous and array.flags.writeable
+        assert array.tolist() == ids
+    assert byte_tok.encode(texts[1]) == want[1]
+    del again, third
+    gc.collect()
+    assert pickle.loads(pickle.dumps(byte_tok.encode_to_numpy(texts[2]))).tolist() == want[2]
 
 
 _SMALL_ARRAYS_CHECKED = """

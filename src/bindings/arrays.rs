@@ -1,4 +1,5 @@
-//! Short results as NumPy arrays whose data this module allocates.
+//! Results as NumPy arrays: a short one's data allocated here, a longer one's left in the
+//! encoder's buffer (`owned_u32_array`).
 //!
 //! NumPy allocates a new array's data through the memory handler of the current context
 //! (NEP 49, NumPy 1.22 on): a context-variable lookup and a capsule-name check before the
@@ -177,5 +178,54 @@ pub(super) fn u32_array<'py>(py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py
         fields.head.fields.flags |= NPY_ARRAY_OWNDATA;
         fields.mem_handler = capsule.clone_ref(py).into_ptr();
         Ok(Bound::from_owned_ptr(py, array).cast_into_unchecked())
+    }
+}
+
+/// Holds a result's ids under its NumPy array, and gives their buffer back for the next
+/// large text when the array goes (`pages::give_back_result`).
+#[pyclass(frozen, module = "subword._core")]
+struct IdsOwner {
+    ids: Vec<u32>,
+}
+
+impl Drop for IdsOwner {
+    fn drop(&mut self) {
+        crate::pages::give_back_result(std::mem::take(&mut self.ids));
+    }
+}
+
+/// A uint32 array over `ids` (no copy), whose base object owns them.
+pub(super) fn owned_u32_array(py: Python<'_>, ids: Vec<u32>) -> PyResult<Bound<'_, PyArray1<u32>>> {
+    let mut dims = [ids.len() as npy_intp];
+    // A Vec's pointer is never null (dangling but aligned when it has no room).
+    let data = ids.as_ptr().cast_mut().cast::<c_void>();
+    let owner = Bound::new(py, IdsOwner { ids })?;
+    // SAFETY: a 1-d C-contiguous array over the owner's `dims[0]` ids, which do not move
+    // while the owner lives (a Vec's heap buffer stays put when the Vec is moved); NumPy
+    // takes the dtype's reference.
+    let array = unsafe {
+        PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            npyffi::get_type_object(py, NpyTypes::PyArray_Type),
+            u32::get_dtype(py).into_dtype_ptr(),
+            1,
+            dims.as_mut_ptr(),
+            std::ptr::null_mut(),
+            data,
+            NPY_ARRAY_CARRAY,
+            std::ptr::null_mut(),
+        )
+    };
+    if array.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: `array` is a new array object; SetBaseObject takes the owner's reference
+    // (and lets go of it on failure), so the owner lives exactly as long as the array.
+    unsafe {
+        let array = Bound::from_owned_ptr(py, array);
+        if PY_ARRAY_API.PyArray_SetBaseObject(py, array.as_ptr().cast(), owner.into_ptr()) < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(array.cast_into_unchecked())
     }
 }

@@ -13,7 +13,8 @@ use super::pool::helpers_for;
 use super::specials::Specials;
 use super::texts::{encode_arriving, Texts};
 use crate::formats::{sentencepiece, tiktoken};
-use crate::pipeline::{give_back, Runs, SpecialMatcher, Tokenizer};
+use crate::pages::{give_back_result, give_back_run};
+use crate::pipeline::{Runs, SpecialMatcher, Tokenizer};
 use crate::threads::{team_size, Helpers};
 use std::sync::mpsc::TryRecvError;
 
@@ -119,11 +120,13 @@ impl PyModel {
             }
         })
         .map_err(to_py_err)?;
-        self.id_list(py, &ids)
+        let list = self.id_list(py, &ids);
+        give_back_result(ids);
+        list
     }
 
-    /// `encode` as a NumPy uint32 array that owns the ids (no copy); a short text's ids
-    /// are copied into a plain array instead, which costs less than the owner object.
+    /// `encode` as a NumPy uint32 array over the ids (no copy); a short text's ids are
+    /// copied into a plain array instead, which costs less than the owner object.
     #[pyo3(signature = (text, specials=None, forbidden=None))]
     pub(super) fn encode_to_numpy<'py>(
         &self,
@@ -143,7 +146,7 @@ impl PyModel {
             self.inner.encode(text, matcher)
         })
         .map_err(to_py_err)?;
-        Ok(ids.into_pyarray(py))
+        super::arrays::owned_u32_array(py, ids)
     }
 
     #[pyo3(signature = (texts, specials=None, forbidden=None, num_threads=None))]
@@ -396,7 +399,7 @@ impl PyModel {
                 Ok((ids, ends)) => {
                     self.set_lists(py, &list, runs.first(part), &ids, &ends)?;
                     filled += ends.len();
-                    give_back(ids);
+                    give_back_run(ids);
                 }
                 // The earliest text's error, whichever run finished first.
                 Err(e) => {

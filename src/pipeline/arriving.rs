@@ -8,10 +8,11 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use super::batch::{join_runs, lock, run_buffer};
+use super::batch::{join_runs, lock};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::{Error, Result};
+use crate::pages::run_buffer;
 
 /// How many runs a thread of the team gets, about: as `Runs::for_team` cuts a batch.
 const RUNS_PER_THREAD: usize = 8;

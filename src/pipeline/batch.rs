@@ -9,6 +9,7 @@ use super::encode::{Ends, PieceEncoder};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::{Error, Result};
+use crate::pages::{give_back_run, run_buffer};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -126,7 +127,7 @@ impl Tokenizer {
         cache: &mut PieceCache,
     ) -> bool {
         // One id per four bytes, not `encode_with_cache`'s two: a run's buffer is kept for
-        // later runs (`SPARE`, within `max_ids`), so it grows once, not at every call.
+        // later runs (`pages::run_buffer`), so it grows once, not at every call.
         crate::pages::reserve(ids, bytes / 4);
         let run_ends = RunEnds {
             ends,
@@ -286,52 +287,6 @@ pub(super) fn in_text(index: usize, err: Error) -> Error {
     }
 }
 
-/// Buffers for runs' ids, kept from one batch for the next: a batch's runs otherwise write
-/// their ids to fresh memory at every call, and the kernel's page faults were an eighth of
-/// a large batch's time (docs/performance.md#batches-run-buffers-kept-2026-11-29).
-pub(super) struct SpareBuffers {
-    buffers: Mutex<Vec<Vec<u32>>>,
-    /// The most ids of capacity kept in all.
-    max_ids: usize,
-}
-
-impl SpareBuffers {
-    pub(super) const fn new(max_ids: usize) -> Self {
-        SpareBuffers {
-            buffers: Mutex::new(Vec::new()),
-            max_ids,
-        }
-    }
-
-    /// An empty buffer: a kept one if there is one.
-    pub(super) fn take(&self) -> Vec<u32> {
-        lock(&self.buffers).pop().unwrap_or_default()
-    }
-
-    /// Keeps `ids`' memory for a later `take`, emptied, if that stays within `max_ids`.
-    pub(super) fn give(&self, mut ids: Vec<u32>) {
-        ids.clear();
-        let mut buffers = lock(&self.buffers);
-        let kept: usize = buffers.iter().map(Vec::capacity).sum();
-        if kept + ids.capacity() <= self.max_ids {
-            buffers.push(ids);
-        }
-    }
-}
-
-/// The process's spare run buffers, shared by its threads: at most 64 MiB.
-static SPARE: SpareBuffers = SpareBuffers::new(16 << 20);
-
-/// An empty buffer for a run's ids (`SPARE`).
-pub(super) fn run_buffer() -> Vec<u32> {
-    SPARE.take()
-}
-
-/// Keeps a run's buffer for a later run once its ids are copied out (`SPARE`).
-pub fn give_back(ids: Vec<u32>) {
-    SPARE.give(ids);
-}
-
 /// The runs' ids as one flat list and the offsets where each of the `texts` texts' ids
 /// start (one more than the texts, the last being the total); the runs' buffers are given
 /// back. The runs are joined by the team too: copying tens of megabytes of ids into fresh
@@ -368,7 +323,7 @@ pub(super) fn join_runs(
     } else {
         join();
     }
-    parts.into_iter().for_each(|(ids, _)| give_back(ids));
+    parts.into_iter().for_each(|(ids, _)| give_back_run(ids));
     (flat, offsets)
 }
 

@@ -441,28 +441,6 @@ fn a_text_that_fails_names_its_first_failure_in_both_lookup_modes() {
     assert_eq!(t.encode(fine, None).unwrap(), want);
 }
 
-#[test]
-fn spare_buffers_keep_their_memory_emptied_up_to_their_limit() {
-    let spare = batch::SpareBuffers::new(1000);
-    assert_eq!(spare.take().capacity(), 0, "none kept yet: a new one");
-    let mut ids = Vec::with_capacity(600);
-    ids.extend(0..600u32);
-    let at = ids.as_ptr();
-    spare.give(ids);
-    let again = spare.take();
-    assert_eq!(
-        (again.len(), again.capacity(), again.as_ptr()),
-        (0, 600, at)
-    );
-    spare.give(again);
-    // 600 + 500 ids of capacity would pass the limit: the second is let go.
-    spare.give(Vec::with_capacity(500));
-    spare.give(Vec::with_capacity(400));
-    let mut kept: Vec<usize> = (0..3).map(|_| spare.take().capacity()).collect();
-    kept.sort_unstable();
-    assert_eq!(kept, [0, 400, 600]);
-}
-
 /// Batches one after another reuse their runs' buffers, whose old ids must not show
 /// through: texts of different lengths each time, on two threads, ids checked.
 #[test]

@@ -2,10 +2,11 @@
 //! text's ids go into one reused buffer, a batch's into one buffer a slice of texts, so a
 //! count costs an encode and nothing else.
 
-use super::batch::{give_back, run_buffer, Runs};
+use super::batch::Runs;
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::Result;
+use crate::pages::{give_back_run, run_buffer};
 
 impl Tokenizer {
     /// `encode(text, specials).len()`; a `forbidden` special token in `text` is an error.
@@ -62,7 +63,7 @@ impl Tokenizer {
                 }));
                 first += slice.len();
             }
-            give_back(ids);
+            give_back_run(ids);
             Ok(counts)
         })?;
         Ok(counts.concat())

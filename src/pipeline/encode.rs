@@ -17,7 +17,7 @@ impl Tokenizer {
     /// Encodes `text`; special tokens in `specials` are recognised first, the rest of the
     /// text is ordinary.
     pub fn encode(&self, text: &str, specials: Option<&SpecialMatcher>) -> Result<Vec<u32>> {
-        let mut out = Vec::new();
+        let mut out = crate::pages::result_buffer(text.len());
         self.encode_into(text, specials, &mut out)?;
         Ok(out)
     }

@@ -41,7 +41,7 @@ use crate::vocab::{BytesIndex, Ranks, TokenBytes, TokenNames};
 use cache::{new_owner, short_key};
 
 pub use arriving::Arriving;
-pub use batch::{give_back, Runs, PARALLEL_MIN_BYTES};
+pub use batch::{Runs, PARALLEL_MIN_BYTES};
 pub use specials::SpecialMatcher;
 
 #[derive(Debug, Clone)]
