@@ -151,21 +151,8 @@ pub(super) fn u32_array<'py>(py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py
     }
     // SAFETY: `data` has room for the ids.
     unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), data.cast::<u32>(), ids.len()) };
-    let mut dims = [ids.len() as npy_intp];
-    // SAFETY: a 1-d C-contiguous array over `data`; NumPy takes the dtype's reference.
-    let array = unsafe {
-        PY_ARRAY_API.PyArray_NewFromDescr(
-            py,
-            npyffi::get_type_object(py, NpyTypes::PyArray_Type),
-            u32::get_dtype(py).into_dtype_ptr(),
-            1,
-            dims.as_mut_ptr(),
-            std::ptr::null_mut(),
-            data,
-            NPY_ARRAY_CARRAY,
-            std::ptr::null_mut(),
-        )
-    };
+    // SAFETY: `data` holds the ids until the array owns it (below) or it is freed here.
+    let array = unsafe { array_over(py, data, ids.len()) };
     if array.is_null() {
         // SAFETY: `data` is not owned by anything else.
         unsafe { libc::free(data) };
@@ -196,26 +183,13 @@ impl Drop for IdsOwner {
 
 /// A uint32 array over `ids` (no copy), whose base object owns them.
 pub(super) fn owned_u32_array(py: Python<'_>, ids: Vec<u32>) -> PyResult<Bound<'_, PyArray1<u32>>> {
-    let mut dims = [ids.len() as npy_intp];
+    let len = ids.len();
     // A Vec's pointer is never null (dangling but aligned when it has no room).
     let data = ids.as_ptr().cast_mut().cast::<c_void>();
     let owner = Bound::new(py, IdsOwner { ids })?;
-    // SAFETY: a 1-d C-contiguous array over the owner's `dims[0]` ids, which do not move
-    // while the owner lives (a Vec's heap buffer stays put when the Vec is moved); NumPy
-    // takes the dtype's reference.
-    let array = unsafe {
-        PY_ARRAY_API.PyArray_NewFromDescr(
-            py,
-            npyffi::get_type_object(py, NpyTypes::PyArray_Type),
-            u32::get_dtype(py).into_dtype_ptr(),
-            1,
-            dims.as_mut_ptr(),
-            std::ptr::null_mut(),
-            data,
-            NPY_ARRAY_CARRAY,
-            std::ptr::null_mut(),
-        )
-    };
+    // SAFETY: the owner's ids do not move while it lives (a Vec's heap buffer stays put
+    // when the Vec is moved), and it lives as long as the array (below).
+    let array = unsafe { array_over(py, data, len) };
     if array.is_null() {
         return Err(PyErr::fetch(py));
     }
@@ -227,5 +201,28 @@ pub(super) fn owned_u32_array(py: Python<'_>, ids: Vec<u32>) -> PyResult<Bound<'
             return Err(PyErr::fetch(py));
         }
         Ok(array.cast_into_unchecked())
+    }
+}
+
+/// A new 1-d C-contiguous uint32 array over the `len` ids at `data`, which it neither owns
+/// nor frees; null with Python's error set on failure.
+///
+/// # Safety
+/// `data` holds `len` ids for as long as the array may read them.
+unsafe fn array_over(py: Python<'_>, data: *mut c_void, len: usize) -> *mut ffi::PyObject {
+    let mut dims = [len as npy_intp];
+    // SAFETY: per the contract; NumPy takes the dtype's reference.
+    unsafe {
+        PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            npyffi::get_type_object(py, NpyTypes::PyArray_Type),
+            u32::get_dtype(py).into_dtype_ptr(),
+            1,
+            dims.as_mut_ptr(),
+            std::ptr::null_mut(),
+            data,
+            NPY_ARRAY_CARRAY,
+            std::ptr::null_mut(),
+        )
     }
 }
