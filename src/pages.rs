@@ -163,7 +163,7 @@ fn release_after(ids: &Vec<u32>) {
 /// The process's spare buffers for a batch's runs, shared by its threads: at most 64 MiB.
 static RUN_IDS: SpareIds = SpareIds::new(16 << 20);
 
-/// The process's spare buffer for one large text's ids: at most 64 MiB.
+/// The process's spare buffers for large texts' ids, shared by its threads: at most 64 MiB.
 static RESULT_IDS: SpareIds = SpareIds::new(16 << 20);
 
 /// An empty buffer for a batch's run (`RUN_IDS`).
