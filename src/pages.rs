@@ -121,6 +121,19 @@ impl SpareIds {
         self.take_within(room)
     }
 
+    /// An empty buffer with room for `ids` ids (a batch's joined ids, whose number is
+    /// known): when they take `MIN_BYTES`, a kept one holding at most twice their memory
+    /// (grown if it holds less), so a smaller result never holds a much larger one's.
+    pub fn for_ids(&self, ids: usize) -> Vec<u32> {
+        let mut buffer = if ids.saturating_mul(4) < MIN_BYTES {
+            Vec::new()
+        } else {
+            self.take_within(ids.saturating_mul(2))
+        };
+        reserve(&mut buffer, ids);
+        buffer
+    }
+
     /// Keeps a text's buffer of ids once its result is gone, if it held `MIN_BYTES` of
     /// them. The pages past them go back to the kernel (an earlier, longer result may have
     /// written there), so the buffer holds about its ids' memory. Its room stays and its
@@ -179,6 +192,12 @@ pub fn give_back_run(ids: Vec<u32>) {
 /// An empty buffer for the ids of one text (`SpareIds::for_text`, from `RESULT_IDS`).
 pub fn result_buffer(text_bytes: usize) -> Vec<u32> {
     RESULT_IDS.for_text(text_bytes)
+}
+
+/// An empty buffer with room for a batch's `ids` ids (`SpareIds::for_ids`, from
+/// `RESULT_IDS`).
+pub fn joined_buffer(ids: usize) -> Vec<u32> {
+    RESULT_IDS.for_ids(ids)
 }
 
 /// Keeps a text's buffer once its result is gone (`SpareIds::give_result`, to
@@ -276,6 +295,32 @@ mod tests {
         small.extend(0..(min_ids - 1) as u32);
         spare.give_result(small);
         assert_eq!(spare.take().capacity(), 0);
+    }
+
+    #[test]
+    fn a_batchs_joined_ids_take_a_kept_buffer_of_at_most_twice_their_memory() {
+        let min_ids = MIN_BYTES / 4;
+        let spare = SpareIds::new(8 * min_ids);
+        let give = |room: usize, ids: usize| {
+            let mut buffer = Vec::with_capacity(room);
+            buffer.extend(0..ids as u32);
+            spare.give_result(buffer);
+        };
+        give(3 * min_ids, 3 * min_ids);
+        // Fewer ids than MIN_BYTES: a new buffer of their size, the kept one left.
+        let small = spare.for_ids(min_ids - 1);
+        assert_eq!((small.len(), small.capacity()), (0, min_ids - 1));
+        // The kept buffer holds more than twice their memory: a new one.
+        assert_eq!(spare.for_ids(min_ids).capacity(), min_ids);
+        // Within twice: the kept one, empty, its memory not moved.
+        let again = spare.for_ids(2 * min_ids);
+        assert_eq!((again.len(), again.capacity()), (0, 3 * min_ids));
+        assert_eq!(spare.take().capacity(), 0, "taken");
+        // A kept buffer smaller than the ids is grown to hold them.
+        give(min_ids, min_ids);
+        let grown = spare.for_ids(3 * min_ids / 2);
+        assert!(grown.is_empty() && grown.capacity() >= 3 * min_ids / 2);
+        assert_eq!(spare.take().capacity(), 0, "taken");
     }
 
     #[test]

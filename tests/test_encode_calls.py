@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import gc
 import inspect
+import itertools
 import os
 import pickle
 import platform
@@ -377,6 +378,50 @@ def test_large_results_keep_their_ids_while_their_buffers_are_reused(byte_tok) -
     del again, third
     gc.collect()
     assert pickle.loads(pickle.dumps(byte_tok.encode_to_numpy(texts[2]))).tolist() == want[2]
+
+
+def test_large_batches_keep_their_ids_while_their_buffers_are_reused(byte_tok) -> None:
+    """A batch of over 4 MiB of ids is joined into a buffer kept from an earlier large
+    result (src/pages.rs), on one thread or shared; the join writes every id without
+    clearing the buffer first, so a reused buffer must hold exactly the new ids."""
+    np = pytest.importorskip("numpy")
+    words = " ".join(TEXTS).split()
+    rng = random.Random(7)
+    batches = []
+    for n in (26_000, 29_000, 27_500):
+        words_of = (rng.choice(words) + rng.choice("xyz.,") for _ in range(20 * n))
+        line = iter(words_of)
+        batches.append([" ".join(itertools.islice(line, 20)) + "\n" for _ in range(n)])
+    want = [byte_tok.encode_batch(b, num_threads=1) for b in batches]
+    flat = [[i for ids in w for i in ids] for w in want]
+    # Each batch has 4 MiB of ids (the least kept), and three sizes.
+    assert all(1 << 20 <= len(f) for f in flat) and len({len(f) for f in flat}) == 3
+
+    def check(got, k: int) -> None:
+        ids, offsets = got
+        assert ids.dtype == np.uint32 and ids.flags.c_contiguous and ids.flags.writeable
+        assert ids.tolist() == flat[k]
+        assert offsets.tolist() == [0, *itertools.accumulate(len(w) for w in want[k])]
+
+    for threads in (1, 2):
+        first = byte_tok.encode_batch_to_numpy(batches[0], num_threads=threads)
+        view = first[0][5:500]
+        del first  # the view keeps the ids alive
+        second = byte_tok.encode_batch_to_numpy(batches[1], num_threads=threads)
+        assert view.tolist() == flat[0][5:500]
+        del view  # the first buffer is kept now
+        third = byte_tok.encode_batch_to_numpy(batches[2], num_threads=threads)
+        second[0][:] = 0  # a result's ids are the caller's to change
+        del second
+        again = [byte_tok.encode_batch_to_numpy(b, num_threads=threads) for b in batches]
+        check(third, 2)
+        for k, got in enumerate(again):
+            check(got, k)
+        del again, third
+        assert byte_tok.encode_batch(batches[1], num_threads=threads) == want[1]
+        # A single text's result takes the same buffers.
+        joined = "".join(batches[2])
+        assert byte_tok.encode_to_numpy(joined).tolist() == byte_tok.encode(joined)
 
 
 _SMALL_ARRAYS_CHECKED = """

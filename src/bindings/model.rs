@@ -5,6 +5,7 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
+use super::arrays::owned_u32_array;
 use super::errors::{invalid_input, to_py_err};
 use super::ids::ids_in;
 use super::lists::{self, new_list};
@@ -146,7 +147,7 @@ impl PyModel {
             self.inner.encode(text, matcher)
         })
         .map_err(to_py_err)?;
-        super::arrays::owned_u32_array(py, ids)
+        owned_u32_array(py, ids)
     }
 
     #[pyo3(signature = (texts, specials=None, forbidden=None, num_threads=None))]
@@ -176,6 +177,7 @@ impl PyModel {
             .map_err(to_py_err)?;
         let list = new_list(py, refs.len())?;
         self.set_lists(py, &list, 0, &ids, &offsets[1..])?;
+        give_back_result(ids);
         // SAFETY: a list made by PyList_New, every slot filled by `set_lists`.
         Ok(unsafe { list.cast_into_unchecked() })
     }
@@ -199,7 +201,7 @@ impl PyModel {
             .and_then(|pool| encode_arriving(texts, &self.inner, matcher, forbidden, pool));
         if let Some(encoded) = arriving {
             let (flat, offsets) = encoded?;
-            return Ok((flat.into_pyarray(py), offsets.into_pyarray(py)));
+            return Ok((owned_u32_array(py, flat)?, offsets.into_pyarray(py)));
         }
         let texts = Texts::new(texts)?;
         let refs = texts.strs();
@@ -209,7 +211,7 @@ impl PyModel {
                     .encode_batch_flat(refs, matcher, forbidden, helpers.as_deref())
             })
             .map_err(to_py_err)?;
-        Ok((flat.into_pyarray(py), offsets.into_pyarray(py)))
+        Ok((owned_u32_array(py, flat)?, offsets.into_pyarray(py)))
     }
 
     /// Encodes pieces that were pre-tokenized by the caller (no normalization, no

@@ -9,7 +9,7 @@ use super::encode::{Ends, PieceEncoder};
 use super::specials::SpecialMatcher;
 use super::Tokenizer;
 use crate::error::{Error, Result};
-use crate::pages::{give_back_run, run_buffer};
+use crate::pages::{give_back_run, joined_buffer, run_buffer};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -47,8 +47,8 @@ impl Tokenizer {
             // One run straight into the result: nothing to join.
             let mut offsets = Vec::with_capacity(texts.len() + 1);
             offsets.push(0);
-            let ids =
-                self.encode_run_into(0, texts, specials, forbidden, &mut offsets, Vec::new())?;
+            let buffer = crate::pages::result_buffer(text_bytes(texts));
+            let ids = self.encode_run_into(0, texts, specials, forbidden, &mut offsets, buffer)?;
             return Ok((ids, offsets));
         }
         let parts = runs.each(helpers, |part| {
@@ -136,7 +136,13 @@ impl Tokenizer {
             pending: std::collections::VecDeque::new(),
         };
         let mut encoder = PieceEncoder::new(self, "", ids, cache, run_ends);
-        for text in texts {
+        for (i, text) in texts.iter().enumerate() {
+            // A batch's texts lie apart in memory, where the CPU does not fetch ahead of
+            // the reads: each short text's first block was a cache miss
+            // (docs/performance.md#a-batchs-texts-fetched-ahead-2026-12-07).
+            if let Some(ahead) = texts.get(i + TEXTS_AHEAD) {
+                prefetch_text(ahead);
+            }
             if forbidden.is_some_and(|f| f.refuse_in(text).is_err()) {
                 return false;
             }
@@ -296,11 +302,14 @@ pub(super) fn join_runs(
     texts: usize,
     helpers: Option<&crate::threads::Helpers>,
 ) -> (Vec<u32>, Vec<u64>) {
-    let mut flat = vec![0u32; parts.iter().map(|(ids, _)| ids.len()).sum()];
-    crate::pages::advise_huge_pages(flat.as_ptr(), flat.len());
+    let total = parts.iter().map(|(ids, _)| ids.len()).sum();
+    // A kept buffer where there is one: no page faults, and nothing zeroed that the copies
+    // overwrite (docs/performance.md#a-batchs-joined-ids-in-a-kept-buffer-2026-12-07).
+    let mut flat = joined_buffer(total);
     let mut offsets = vec![0u64; texts + 1];
     let mut slots = Vec::with_capacity(parts.len());
-    let (mut ids_left, mut ends_left) = (&mut flat[..], &mut offsets[1..]);
+    let (mut ids_left, mut ends_left) =
+        (&mut flat.spare_capacity_mut()[..total], &mut offsets[1..]);
     let mut base = 0u64;
     for (ids, ends) in &parts {
         let (ids_slot, ids_rest) = ids_left.split_at_mut(ids.len());
@@ -312,7 +321,11 @@ pub(super) fn join_runs(
     let slots = Mutex::new(slots);
     let join = || {
         while let Some((ids_slot, ends_slot, base, ids, ends)) = lock(&slots).pop() {
-            ids_slot.copy_from_slice(ids);
+            // SAFETY: `ids_slot` has exactly `ids.len()` places (split above), and a run's
+            // buffer never overlaps the joined one.
+            unsafe {
+                std::ptr::copy_nonoverlapping(ids.as_ptr(), ids_slot.as_mut_ptr().cast(), ids.len())
+            };
             for (slot, end) in ends_slot.iter_mut().zip(ends) {
                 *slot = base + end;
             }
@@ -323,8 +336,24 @@ pub(super) fn join_runs(
     } else {
         join();
     }
+    // SAFETY: every slot was written by the loop above (each run's ids into its slot,
+    // the slots covering `..total`), and the team returns only when all are done.
+    unsafe { flat.set_len(total) };
     parts.into_iter().for_each(|(ids, _)| give_back_run(ids));
     (flat, offsets)
+}
+
+/// How many texts ahead of the one being encoded a run fetches a text's first bytes.
+const TEXTS_AHEAD: usize = 4;
+
+/// Asks for the first two cache lines of `text` (most of a line of prose).
+#[inline(always)]
+fn prefetch_text(text: &str) {
+    let at = text.as_ptr();
+    crate::pages::prefetch(at);
+    if text.len() > 64 {
+        crate::pages::prefetch(at.wrapping_add(64));
+    }
 }
 
 /// A batch with fewer ids is joined on the calling thread: handing the copies to helpers
