@@ -327,7 +327,8 @@ fn below(n: u32) -> u64 {
 /// that the bytes up to the block's end, and the byte there, settle are set, so the piece
 /// from the highest bit may go on past the block. `None` when the block starts with text it
 /// does not cover, has one of the cases above or no start but its first. Fewer than 65
-/// bytes from `at` (the text's last block): see `tail_starts`.
+/// bytes from `at` (the text's last block): see `tail_starts`, whose highest bit may be
+/// the text's end.
 #[inline(always)]
 pub(super) fn piece_starts<const O200K: bool, const WIDE: bool>(
     b: &[u8],
@@ -348,7 +349,9 @@ const TAIL_MIN: usize = 16;
 /// spaces fill after them (`tail_bits`). Spaces read as the end of the text does for every
 /// start before it: no letter, digit or line break follows, and a whitespace run that
 /// reaches the end goes on (the rules above then leave it to the byte splitter, as `\s++$`
-/// and `\s+(?!\S)` differ there); the starts at and past the end are masked off.
+/// and `\s+(?!\S)` differ there, unless the run is line breaks only); the starts past
+/// the end are masked off, and one at the end is set when the starts before it are all
+/// settled (`starts_from`).
 #[inline(always)]
 fn tail_starts<const O200K: bool, const WIDE: bool>(b: &[u8], at: usize) -> Option<u64> {
     let rest = b.get(at..)?;
@@ -358,7 +361,7 @@ fn tail_starts<const O200K: bool, const WIDE: bool>(b: &[u8], at: usize) -> Opti
     let c = tail_bits::<O200K, WIDE>(rest)?;
     // Contractions are read from the text itself: none reads past its end, where the
     // spaces stand.
-    starts_from::<O200K>(c, b, at, rest.len() as u32, b' ')
+    starts_from::<O200K, true>(c, b, at, rest.len() as u32, b' ')
 }
 
 /// The classes of `rest` (at most 64 bytes) followed by spaces up to 64 bytes.
@@ -384,12 +387,12 @@ fn block_starts<const O200K: bool, const WIDE: bool>(
     text: u32,
     next_byte: u8,
 ) -> Option<u64> {
-    starts_from::<O200K>(class_bits::<O200K, WIDE>(b, at)?, b, at, text, next_byte)
+    starts_from::<O200K, false>(class_bits::<O200K, WIDE>(b, at)?, b, at, text, next_byte)
 }
 
 /// `block_starts` from the block's classes `c`; `b` and `at` are read for contractions.
 #[inline(always)]
-fn starts_from<const O200K: bool>(
+fn starts_from<const O200K: bool, const ENDS_TEXT: bool>(
     c: ClassBits,
     b: &[u8],
     at: usize,
@@ -491,11 +494,24 @@ fn starts_from<const O200K: bool>(
         }
     }
     starts &= settled;
+    // The run of whitespace that reaches the block's end, in bytes (0: none does).
+    let w = (s | n) & settled;
+    let run = if w >> (end - 1) & 1 == 1 {
+        (!(w << (64 - end))).leading_zeros()
+    } else {
+        0
+    };
+    // At the text's end, every byte classed, with no whitespace there but line breaks: the
+    // rules' starts hold up to the end (line breaks are one piece there as before a word,
+    // or go with the punctuation before them), and the last piece ends at the end, which
+    // is marked as a start so that the whole tail is sent, none of it left to the byte
+    // splitter (docs/performance.md#a-texts-end-in-its-last-block-2026-12-07).
+    if ENDS_TEXT && end == text && end < 64 && s & settled & !below(end - run) == 0 {
+        return Some(starts | 1 << end);
+    }
     // A run of whitespace that goes on past the block may still meet a line break: no start
     // from its first byte on is settled.
-    let w = (s | n) & settled;
-    if w >> (end - 1) & 1 == 1 && (after.spaces | after.newlines) == 1 {
-        let run = (!(w << (64 - end))).leading_zeros();
+    if run > 0 && (after.spaces | after.newlines) == 1 {
         starts &= below(end - run) | 1;
     }
     // A block with one piece in it (a long word, or whitespace that may go on) is left to

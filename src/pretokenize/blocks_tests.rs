@@ -463,8 +463,9 @@ fn a_block_of_english_gives_the_regex_boundaries() {
 /// A text's last block (64 bytes or fewer from `at`) gives the regex's boundaries up to
 /// its last start too: there the text's end follows, so a whitespace run that reaches it
 /// is left whole to the byte splitter (`\s++$`), an apostrophe at the end starts no
-/// contraction, and no start is at or past the end. Shorter tails are left to the byte
-/// splitter.
+/// contraction, and no start is past the end. A tail of under 64 bytes that ends in no
+/// whitespace, or in line breaks only, gives all the regex's boundaries and its end as a
+/// start. Shorter tails are left to the byte splitter.
 #[test]
 fn a_texts_last_block_gives_the_regex_boundaries() {
     use super::super::{CL100K, O200K};
@@ -480,6 +481,10 @@ fn a_texts_last_block_gives_the_regex_boundaries() {
         "exactly sixty-four bytes of text, ending with a word: here it is",
         "sixteen bytes ok",
         "Caf\u{e9} \u{416}\u{443}\u{43a} and more words",
+        "a line that ends in CR LF\r\n",
+        "punctuation, then line breaks.\n\n",
+        "a word, then a tab\t",
+        "digits at the end of a line 12345\n",
     ];
     for text in texts {
         assert!((TAIL_MIN..=64).contains(&text.len()), "{text:?}");
@@ -501,12 +506,20 @@ fn a_texts_last_block_gives_the_regex_boundaries() {
                 );
                 continue;
             };
-            assert_settled_regex_starts(pattern, text, starts);
-            assert_eq!(
-                starts.checked_shr(b.len() as u32).unwrap_or(0),
-                0,
-                "{text:?}"
-            );
+            let len = b.len() as u32;
+            assert_eq!(starts.checked_shr(len + 1).unwrap_or(0), 0, "{text:?}");
+            let closed = starts.checked_shr(len).unwrap_or(0) == 1;
+            let ends_in_spaces = text
+                .trim_end_matches(['\r', '\n'])
+                .ends_with(char::is_whitespace);
+            assert_eq!(closed, len < 64 && !ends_in_spaces, "{text:?}");
+            if closed {
+                let regex = fancy_regex::Regex::new(pattern).unwrap();
+                let all = (regex.find_iter(text)).fold(0u64, |s, m| s | 1 << m.unwrap().start());
+                assert_eq!(starts, all | 1 << len, "{text:?}");
+            } else {
+                assert_settled_regex_starts(pattern, text, starts);
+            }
         }
     }
     let short = &b"short text ab"[..];

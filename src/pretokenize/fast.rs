@@ -310,7 +310,8 @@ impl Scan<'_> {
     }
 
     /// Sends the pieces of a block from `at` whose ends `starts` gives (bit `i`: a piece
-    /// starts at `at + i`); returns the last start, where the next block begins.
+    /// starts at `at + i`); returns the last start (it may be the text's end), where the
+    /// next block begins.
     #[inline(always)]
     fn send_block<'t, P: PatternEnd>(
         &self,
@@ -323,9 +324,10 @@ impl Scan<'_> {
         while rest != 0 {
             let to = at + rest.trailing_zeros() as usize;
             debug_assert_eq!(to, P::end(self, from), "block from {at}, piece at {from}");
-            // SAFETY: `at <= from < to < min(at + 64, len)`, and `piece_starts` sets starts only
-            // before the block's classes stop (`known`: ASCII bytes and whole characters of
-            // the letters `known_bytes` names), so both are character boundaries.
+            // SAFETY: `at <= from < to <= min(at + 64, len)`, and `piece_starts` sets starts
+            // only before the block's classes stop (`known`: ASCII bytes and whole characters
+            // of the letters `known_bytes` names) or at the text's end, so both are character
+            // boundaries.
             sink.piece_at(unsafe { text.get_unchecked(from..to) }, from);
             from = to;
             rest &= rest - 1;
