@@ -494,25 +494,25 @@ fn starts_from<const O200K: bool, const ENDS_TEXT: bool>(
         }
     }
     starts &= settled;
-    // The run of whitespace that reaches the block's end, in bytes (0: none does).
+    // Whether a run of whitespace reaches the block's end, and its length in bytes.
     let w = (s | n) & settled;
-    let run = if w >> (end - 1) & 1 == 1 {
-        (!(w << (64 - end))).leading_zeros()
-    } else {
-        0
-    };
+    let reaches_end = w >> (end - 1) & 1 == 1;
+    let run = || (!(w << (64 - end))).leading_zeros();
     // At the text's end, every byte classed, with no whitespace there but line breaks: the
     // rules' starts hold up to the end (line breaks are one piece there as before a word,
     // or go with the punctuation before them), and the last piece ends at the end, which
     // is marked as a start so that the whole tail is sent, none of it left to the byte
     // splitter (docs/performance.md#a-texts-end-in-its-last-block-2026-12-07).
-    if ENDS_TEXT && end == text && end < 64 && s & settled & !below(end - run) == 0 {
-        return Some(starts | 1 << end);
+    if ENDS_TEXT && end == text && end < 64 {
+        let run = if reaches_end { run() } else { 0 };
+        if s & settled & !below(end - run) == 0 {
+            return Some(starts | 1 << end);
+        }
     }
     // A run of whitespace that goes on past the block may still meet a line break: no start
     // from its first byte on is settled.
-    if run > 0 && (after.spaces | after.newlines) == 1 {
-        starts &= below(end - run) | 1;
+    if reaches_end && (after.spaces | after.newlines) == 1 {
+        starts &= below(end - run()) | 1;
     }
     // A block with one piece in it (a long word, or whitespace that may go on) is left to
     // the byte splitter too.
