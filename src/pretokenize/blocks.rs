@@ -503,11 +503,12 @@ fn starts_from<const O200K: bool, const ENDS_TEXT: bool>(
     // or go with the punctuation before them), and the last piece ends at the end, which
     // is marked as a start so that the whole tail is sent, none of it left to the byte
     // splitter (docs/performance.md#a-texts-end-in-its-last-block-2026-12-07).
-    if ENDS_TEXT && end == text && end < 64 {
-        let run = if reaches_end { run() } else { 0 };
-        if s & settled & !below(end - run) == 0 {
-            return Some(starts | 1 << end);
-        }
+    if ENDS_TEXT
+        && end == text
+        && end < 64
+        && (!reaches_end || s & settled & !below(end - run()) == 0)
+    {
+        return Some(starts | 1 << end);
     }
     // A run of whitespace that goes on past the block may still meet a line break: no start
     // from its first byte on is settled.
